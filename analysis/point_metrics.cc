@@ -1,0 +1,96 @@
+#include "analysis/point_metrics.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace kvroute::analysis {
+namespace {
+
+LatencySummary Summarize(const LatencyHistogram& h) {
+  return LatencySummary{.p50 = h.PercentileSeconds(50),
+                        .p90 = h.PercentileSeconds(90),
+                        .p99 = h.PercentileSeconds(99),
+                        .max = h.MaxSeconds(),
+                        .mean = h.MeanSeconds()};
+}
+
+}  // namespace
+
+PointMetricsCollector::PointMetricsCollector(sim::Time warmup, uint32_t replicas,
+                                             std::vector<Slo> slos)
+    : warmup_(warmup), slos_(std::move(slos)), replica_requests_(replicas, 0) {}
+
+void PointMetricsCollector::OnArrival(const models::Request& request) {
+  ++offered_;
+  if (Measured(request)) ++measured_;
+}
+
+void PointMetricsCollector::OnRejected(const models::Request& request) {
+  ++rejected_;
+  if (Measured(request)) {
+    ttft_.RecordCensored();
+    e2e_.RecordCensored();
+  }
+}
+
+void PointMetricsCollector::OnDispatched(const models::Request& request, uint32_t replica) {
+  if (Measured(request)) ++replica_requests_[replica];
+}
+
+void PointMetricsCollector::OnAdmitted(const models::InFlightRequest& r) {
+  if (!Measured(r.request)) return;
+  ++admitted_measured_;
+  if (r.hit_tokens > 0) ++admitted_with_hit_;
+  prompt_tokens_ += r.request.prompt_tokens;
+  hit_tokens_ += r.hit_tokens;
+}
+
+void PointMetricsCollector::OnCompleted(const models::InFlightRequest& r, sim::Time now) {
+  ++completed_;
+  if (!Measured(r.request)) return;
+  ttft_.Record(r.first_token_time - r.request.arrival);
+  e2e_.Record(now - r.request.arrival);
+  if (r.request.output_tokens > 1) {
+    tpot_.Record((now - r.first_token_time) / (r.request.output_tokens - 1));
+  }
+}
+
+void PointMetricsCollector::OnUnfinished(const models::InFlightRequest& r) {
+  ++unfinished_;
+  if (!Measured(r.request)) return;
+  if (r.first_token_time == sim::kNever) ttft_.RecordCensored();
+  else ttft_.Record(r.first_token_time - r.request.arrival);
+  e2e_.RecordCensored();
+}
+
+void PointMetricsCollector::Summarize(PointResult* out) const {
+  out->offered = offered_;
+  out->completed = completed_;
+  out->unfinished = unfinished_;
+  out->rejected = rejected_;
+  out->measured = measured_;
+  out->ttft = analysis::Summarize(ttft_);
+  out->tpot = analysis::Summarize(tpot_);
+  out->e2e = analysis::Summarize(e2e_);
+  out->slo_values.clear();
+  for (const Slo& slo : slos_) {
+    const LatencyHistogram& h = slo.metric == LatencyMetric::kTtft   ? ttft_
+                                : slo.metric == LatencyMetric::kTpot ? tpot_
+                                                                     : e2e_;
+    out->slo_values.push_back(h.PercentileSeconds(slo.percentile));
+  }
+  out->token_hit_rate = prompt_tokens_ > 0 ? hit_tokens_ / prompt_tokens_ : 0;
+  out->request_hit_rate =
+      admitted_measured_ > 0
+          ? static_cast<double>(admitted_with_hit_) / static_cast<double>(admitted_measured_)
+          : 0;
+  out->replica_requests = replica_requests_;
+  uint64_t total = std::accumulate(replica_requests_.begin(), replica_requests_.end(), uint64_t{0});
+  double mean = replica_requests_.empty() ? 0 : static_cast<double>(total) / replica_requests_.size();
+  uint64_t max = replica_requests_.empty()
+                     ? 0
+                     : *std::max_element(replica_requests_.begin(), replica_requests_.end());
+  out->imbalance = mean > 0 ? static_cast<double>(max) / mean : 0;
+}
+
+}  // namespace kvroute::analysis

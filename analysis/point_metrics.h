@@ -1,0 +1,80 @@
+// What one simulated (policy, load, seed) point measured (DESIGN.md, "Metrics"),
+// and the collector that streams it from request events. Latencies count only
+// requests that arrived after the warm-up; requests still unfinished when the
+// run ends count as censored (slower than any finished one) in TTFT and E2E,
+// and are left out of TPOT, which they never completed.
+#ifndef KVROUTE_ANALYSIS_POINT_METRICS_H_
+#define KVROUTE_ANALYSIS_POINT_METRICS_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/latency_histogram.h"
+#include "analysis/slo.h"
+#include "models/request.h"
+#include "sim/core/time.h"
+
+namespace kvroute::analysis {
+
+struct LatencySummary {
+  double p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0;  // seconds
+};
+
+struct PointResult {
+  std::string policy;
+  double qps = 0;
+  uint64_t seed = 0;
+
+  uint64_t offered = 0;     // requests that arrived (whole run)
+  uint64_t completed = 0;   // of those, finished
+  uint64_t unfinished = 0;  // still queued or running when the run ended
+  uint64_t rejected = 0;    // could never fit a replica's KV pool
+  uint64_t measured = 0;    // arrived after the warm-up
+
+  LatencySummary ttft, tpot, e2e;
+  std::vector<double> slo_values;  // the scenario's SLO metrics, in order, seconds
+
+  double token_hit_rate = 0;    // Σ served hit tokens / Σ prompt tokens, admitted after warm-up
+  double request_hit_rate = 0;  // share of those requests that hit at least one block
+  uint64_t prefill_tokens_computed = 0;  // whole run, all replicas
+  uint64_t cache_evictions = 0;          // whole run, all replicas
+
+  std::vector<uint64_t> replica_requests;  // dispatched after warm-up, per replica
+  double imbalance = 0;                    // max/mean of replica_requests
+
+  std::vector<std::pair<std::string, double>> policy_stats;
+  double simulated_s = 0;  // simulated time at the end of the run
+};
+
+class PointMetricsCollector {
+ public:
+  PointMetricsCollector(sim::Time warmup, uint32_t replicas, std::vector<Slo> slos);
+
+  void OnArrival(const models::Request& request);
+  void OnRejected(const models::Request& request);
+  void OnDispatched(const models::Request& request, uint32_t replica);
+  void OnAdmitted(const models::InFlightRequest& r);  // the served hit is known here
+  void OnCompleted(const models::InFlightRequest& r, sim::Time now);
+  // A request in flight when the run stopped.
+  void OnUnfinished(const models::InFlightRequest& r);
+
+  // Fills the latency, hit and balance fields of `out`.
+  void Summarize(PointResult* out) const;
+
+ private:
+  bool Measured(const models::Request& request) const { return request.arrival >= warmup_; }
+
+  sim::Time warmup_;
+  std::vector<Slo> slos_;
+  LatencyHistogram ttft_, tpot_, e2e_;
+  uint64_t offered_ = 0, completed_ = 0, unfinished_ = 0, rejected_ = 0, measured_ = 0;
+  uint64_t admitted_measured_ = 0, admitted_with_hit_ = 0;
+  double prompt_tokens_ = 0, hit_tokens_ = 0;
+  std::vector<uint64_t> replica_requests_;
+};
+
+}  // namespace kvroute::analysis
+
+#endif  // KVROUTE_ANALYSIS_POINT_METRICS_H_

@@ -1,0 +1,154 @@
+#include "models/kv_cache.h"
+
+#include <algorithm>
+#include <cassert>
+#include <string>
+
+namespace kvroute::models {
+
+KvCache::KvCache(uint32_t capacity_blocks)
+    : capacity_(capacity_blocks), blocks_(capacity_blocks), index_(capacity_blocks) {
+  free_slots_.reserve(capacity_blocks);
+  for (uint32_t s = capacity_blocks; s > 0; --s) free_slots_.push_back(s - 1);
+}
+
+uint32_t KvCache::MatchPrefix(std::span<const uint64_t> chain) const {
+  uint32_t n = 0;
+  while (n < chain.size() && index_.Find(chain[n]) != sim::FlatHashIndex::kAbsent) ++n;
+  return n;
+}
+
+bool KvCache::Admit(std::span<const uint64_t> chain, uint32_t total_blocks,
+                    uint32_t max_hit_blocks, KvHandle* handle) {
+  assert(!handle->active && chain.size() <= total_blocks);
+  uint32_t hit = std::min(MatchPrefix(chain), max_hit_blocks);
+  // Hit blocks that are evictable now will be pinned, so they cannot also be
+  // evicted to make room.
+  uint32_t hit_evictable = 0;
+  for (uint32_t j = 0; j < hit; ++j) {
+    if (blocks_[index_.Find(chain[j])].pins == 0) ++hit_evictable;
+  }
+  uint32_t needed = total_blocks - hit;
+  uint32_t free_now = capacity_ - used_blocks();
+  if (static_cast<uint64_t>(free_now) + (evictable_blocks_ - hit_evictable) < needed) return false;
+
+  ++counters_.lookups;
+  counters_.hit_blocks += hit;
+  handle->pinned.clear();
+  for (uint32_t j = 0; j < hit; ++j) {
+    uint32_t slot = index_.Find(chain[j]);
+    Pin(slot);
+    handle->pinned.push_back(slot);
+  }
+  while (capacity_ - used_blocks() < needed) EvictHead();
+  private_blocks_ += needed;
+  handle->private_blocks = needed;
+  handle->hit_blocks = hit;
+  handle->active = true;
+  return true;
+}
+
+void KvCache::Register(std::span<const uint64_t> chain, uint32_t upto, KvHandle* handle) {
+  assert(handle->active && upto <= chain.size());
+  for (uint32_t j = handle->registered_blocks(); j < upto; ++j) {
+    uint32_t parent = j == 0 ? kNone : handle->pinned[j - 1];
+    uint32_t slot = index_.Find(chain[j]);
+    assert(handle->private_blocks > 0);
+    --handle->private_blocks;
+    --private_blocks_;
+    if (slot != sim::FlatHashIndex::kAbsent) {
+      Pin(slot);  // computed twice; keep the cached copy (SGLang's radix insert)
+    } else {
+      slot = free_slots_.back();
+      free_slots_.pop_back();
+      blocks_[slot] = Block{.hash = chain[j], .parent = parent, .pins = 1};
+      if (parent != kNone) ++blocks_[parent].children;
+      index_.Insert(chain[j], slot);
+      ++cached_blocks_;
+    }
+    handle->pinned.push_back(slot);
+  }
+}
+
+void KvCache::Release(KvHandle* handle) {
+  assert(handle->active);
+  for (auto it = handle->pinned.rbegin(); it != handle->pinned.rend(); ++it) Unpin(*it);
+  private_blocks_ -= handle->private_blocks;
+  handle->pinned.clear();
+  handle->private_blocks = 0;
+  handle->hit_blocks = 0;
+  handle->active = false;
+}
+
+void KvCache::Pin(uint32_t slot) {
+  Block& b = blocks_[slot];
+  if (b.pins++ == 0) ListRemove(slot);
+}
+
+void KvCache::Unpin(uint32_t slot) {
+  Block& b = blocks_[slot];
+  assert(b.pins > 0);
+  if (--b.pins == 0) ListAppend(slot);
+}
+
+void KvCache::ListAppend(uint32_t slot) {
+  Block& b = blocks_[slot];
+  b.prev = list_tail_;
+  b.next = kNone;
+  if (list_tail_ != kNone) blocks_[list_tail_].next = slot;
+  list_tail_ = slot;
+  if (list_head_ == kNone) list_head_ = slot;
+  ++evictable_blocks_;
+}
+
+void KvCache::ListRemove(uint32_t slot) {
+  Block& b = blocks_[slot];
+  if (b.prev != kNone) blocks_[b.prev].next = b.next;
+  else list_head_ = b.next;
+  if (b.next != kNone) blocks_[b.next].prev = b.prev;
+  else list_tail_ = b.prev;
+  b.prev = b.next = kNone;
+  --evictable_blocks_;
+}
+
+void KvCache::EvictHead() {
+  uint32_t slot = list_head_;
+  assert(slot != kNone);
+  ListRemove(slot);
+  Block& b = blocks_[slot];
+  assert(b.children == 0 && "eviction must take leaves first");
+  if (b.parent != kNone) --blocks_[b.parent].children;
+  index_.Erase(b.hash);
+  b = Block{};
+  free_slots_.push_back(slot);
+  --cached_blocks_;
+  ++counters_.evictions;
+}
+
+std::vector<uint64_t> KvCache::EvictionOrder() const {
+  std::vector<uint64_t> order;
+  for (uint32_t s = list_head_; s != kNone; s = blocks_[s].next) order.push_back(blocks_[s].hash);
+  return order;
+}
+
+std::string KvCache::CheckInvariants() const {
+  if (used_blocks() > capacity_) return "used blocks exceed capacity";
+  if (index_.Size() != cached_blocks_) return "index size differs from cached block count";
+  uint32_t listed = 0;
+  for (uint32_t s = list_head_; s != kNone; s = blocks_[s].next) {
+    const Block& b = blocks_[s];
+    if (b.pins != 0) return "pinned block on the eviction list";
+    ++listed;
+    if (s == list_head_ && b.children != 0) return "eviction list head is not a leaf";
+  }
+  if (listed != evictable_blocks_) return "eviction list length differs from its count";
+  for (uint32_t s = 0; s < capacity_; ++s) {
+    const Block& b = blocks_[s];
+    if (b.hash == 0) continue;
+    if (index_.Find(b.hash) != s) return "cached block not indexed at its slot";
+    if (b.parent != kNone && blocks_[b.parent].pins < b.pins) return "block pinned more than its parent";
+  }
+  return "";
+}
+
+}  // namespace kvroute::models

@@ -1,0 +1,115 @@
+// A replica's KV block pool and the prefix cache over it (DESIGN.md, "Replica").
+//
+// Every block of the pool is either free, private to one running request
+// (partial blocks, output blocks, and full blocks not yet registered), or
+// cached: indexed by its chained block hash so later requests with the same
+// prefix can reuse it. A cached block is pinned while any running request uses
+// it; unpinned cached blocks stay resident until evicted.
+//
+// Eviction is LRU, leaves first (radix semantics, as SGLang's RadixAttention):
+// unpinned blocks sit on one list in the order they were released, and a request
+// releases its blocks tail first. Since a request pins a whole prefix of its
+// chain, a block's pin count is never below its child's, so a child always joins
+// the list before its parent and the list head is always a leaf.
+#ifndef KVROUTE_MODELS_KV_CACHE_H_
+#define KVROUTE_MODELS_KV_CACHE_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sim/core/flat_hash_index.h"
+
+namespace kvroute::models {
+
+// What one running request holds in the pool. Owned by the request, managed
+// only through KvCache.
+struct KvHandle {
+  std::vector<uint32_t> pinned;  // cached blocks, in chain order from block 0
+  uint32_t private_blocks = 0;   // blocks reserved but not in the cache
+  uint32_t hit_blocks = 0;       // leading blocks found cached at admission
+  bool active = false;
+
+  uint32_t registered_blocks() const { return static_cast<uint32_t>(pinned.size()); }
+};
+
+struct KvCacheCounters {
+  uint64_t lookups = 0;
+  uint64_t hit_blocks = 0;
+  uint64_t evictions = 0;
+};
+
+class KvCache {
+ public:
+  explicit KvCache(uint32_t capacity_blocks);
+
+  KvCache(const KvCache&) = delete;
+  KvCache& operator=(const KvCache&) = delete;
+
+  // Number of leading blocks of `chain` that are cached. Changes nothing.
+  uint32_t MatchPrefix(std::span<const uint64_t> chain) const;
+
+  // Admits a request whose prompt has the full-block chain `chain` and which
+  // needs `total_blocks` blocks in all (prompt and output). Pins the cached
+  // prefix (at most `max_hit_blocks` blocks), evicts as needed and reserves the
+  // rest. Returns false, changing nothing, if the blocks cannot be had.
+  // REQUIRES: !handle->active, chain.size() <= total_blocks.
+  bool Admit(std::span<const uint64_t> chain, uint32_t total_blocks, uint32_t max_hit_blocks,
+             KvHandle* handle);
+
+  // Makes blocks [registered, upto) of `chain` cacheable once their tokens are
+  // computed. A block another request cached meanwhile is shared instead, and
+  // the reserved duplicate returns to the pool. REQUIRES: handle->active.
+  void Register(std::span<const uint64_t> chain, uint32_t upto, KvHandle* handle);
+
+  // Returns all of the handle's blocks: private ones to the free pool, cached
+  // ones (tail first) to the eviction list once no one pins them.
+  void Release(KvHandle* handle);
+
+  uint32_t capacity_blocks() const { return capacity_; }
+  uint32_t used_blocks() const { return cached_blocks_ + private_blocks_; }
+  uint32_t cached_blocks() const { return cached_blocks_; }
+  uint32_t evictable_blocks() const { return evictable_blocks_; }
+  const KvCacheCounters& counters() const { return counters_; }
+
+  // Hashes of the evictable blocks, in eviction order (for tests).
+  std::vector<uint64_t> EvictionOrder() const;
+
+  // Checks every invariant stated above; returns an empty string or the first
+  // violation (for tests).
+  std::string CheckInvariants() const;
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  struct Block {
+    uint64_t hash = 0;
+    uint32_t parent = kNone;
+    uint32_t children = 0;
+    uint32_t pins = 0;
+    uint32_t prev = kNone;  // eviction list links, while pins == 0
+    uint32_t next = kNone;
+  };
+
+  void Pin(uint32_t slot);
+  void Unpin(uint32_t slot);
+  void ListAppend(uint32_t slot);
+  void ListRemove(uint32_t slot);
+  void EvictHead();
+
+  uint32_t capacity_;
+  std::vector<Block> blocks_;       // slots for cached blocks
+  std::vector<uint32_t> free_slots_;
+  sim::FlatHashIndex index_;
+  uint32_t list_head_ = kNone;
+  uint32_t list_tail_ = kNone;
+  uint32_t cached_blocks_ = 0;
+  uint32_t private_blocks_ = 0;
+  uint32_t evictable_blocks_ = 0;
+  KvCacheCounters counters_;
+};
+
+}  // namespace kvroute::models
+
+#endif  // KVROUTE_MODELS_KV_CACHE_H_

@@ -1,0 +1,61 @@
+#include "models/length_distribution.h"
+
+#include <algorithm>
+#include <boost/math/special_functions/erf.hpp>
+#include <cmath>
+#include <sstream>
+
+namespace kvroute::models {
+
+uint32_t LengthDistribution::Draw(sim::RandomStream& rng) const {
+  double u = rng.Uniform();
+  double x = 0;
+  switch (kind) {
+    case Kind::kFixed:
+      x = value;
+      break;
+    case Kind::kUniform:
+      // Integers min..max inclusive, each equally likely.
+      x = std::floor(min + u * (max - min + 1));
+      break;
+    case Kind::kLognormal: {
+      // Inversion: one uniform per draw. erf_inv(2u-1)*sqrt(2) is the normal quantile.
+      double z = std::sqrt(2.0) * boost::math::erf_inv(2 * std::max(u, 1e-300) - 1);
+      x = median * std::exp(sigma * z);
+      if (max > 0) x = std::min(x, max);
+      x = std::max(x, min);
+      break;
+    }
+  }
+  return static_cast<uint32_t>(std::max(0.0, std::round(x)));
+}
+
+double LengthDistribution::Mean() const {
+  switch (kind) {
+    case Kind::kFixed:
+      return value;
+    case Kind::kUniform:
+      return (min + max) / 2;
+    case Kind::kLognormal:
+      return median * std::exp(sigma * sigma / 2);
+  }
+  return 0;
+}
+
+std::string LengthDistribution::Describe() const {
+  std::ostringstream out;
+  switch (kind) {
+    case Kind::kFixed:
+      out << "fixed " << value;
+      break;
+    case Kind::kUniform:
+      out << "uniform [" << min << ", " << max << "]";
+      break;
+    case Kind::kLognormal:
+      out << "lognormal median " << median << " sigma " << sigma;
+      break;
+  }
+  return out.str();
+}
+
+}  // namespace kvroute::models

@@ -1,0 +1,96 @@
+// cacheroute: planned prefix-affinity routing (seed 003 §3). The table of
+// cacheroute_planner.h is fixed for a control interval; an admitted key goes to
+// the lightest healthy member of T(b) (§3.1 step 4), any other key to the
+// cluster-wide power of two choices. At each control tick the table is rebuilt
+// from the per-key rates measured over the interval that just ended; the first
+// interval uses the workload's configured rates at this load.
+#include <algorithm>
+
+#include "policies/builtin_policies.h"
+#include "policies/cacheroute_planner.h"
+#include "policies/load_balancing.h"
+
+namespace kvroute::policies {
+namespace {
+
+class CacheRoutePolicy : public Policy {
+ public:
+  CacheRoutePolicy(const Params& params, const PolicyContext& ctx)
+      : config_{.destinations = ctx.num_replicas,
+                .q_cap = params.Get("q_cap"),
+                .slots_per_destination = static_cast<uint32_t>(params.Get("slots_per_replica"))},
+        interval_(sim::FromSeconds(params.Get("interval_s"))),
+        rng_(ctx.seed, "policy.cacheroute"),
+        arrivals_(ctx.key_rates.size(), 0),
+        measured_rates_(ctx.key_rates.size(), 0) {
+    Rebuild(ctx.key_rates);
+  }
+
+  uint32_t Route(const models::Request& request, const ClusterView& view) override {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t r : plan_.Members(request.key)) {
+      if (!view.healthy(r)) continue;
+      if (best == UINT32_MAX ||
+          view.replicas[r].outstanding_tokens() < view.replicas[best].outstanding_tokens()) {
+        best = r;
+      }
+    }
+    return best != UINT32_MAX ? best : PowerOfTwoChoices(view, rng_);
+  }
+
+  void OnDispatch(const models::Request& request, uint32_t, sim::Time) override {
+    if (request.key < arrivals_.size()) ++arrivals_[request.key];
+  }
+
+  sim::Time ControlInterval() const override { return interval_; }
+
+  void OnControlTick(const ClusterView&) override {
+    double seconds = sim::ToSeconds(interval_);
+    for (size_t key = 0; key < arrivals_.size(); ++key) {
+      measured_rates_[key] = static_cast<double>(arrivals_[key]) / seconds;
+      arrivals_[key] = 0;
+    }
+    Rebuild(measured_rates_);
+  }
+
+  std::vector<std::pair<std::string, double>> Stats() const override {
+    return {{"plan_admitted_keys", plan_.admitted_keys()},
+            {"plan_slots_used", static_cast<double>(plan_.slots_used())},
+            {"plan_expected_max_over_mean", plan_.ExpectedMaxOverMean()},
+            {"plan_cold_tail_rate", plan_.cold_tail_rate()},
+            {"plan_rebuilds", static_cast<double>(rebuilds_)},
+            {"plan_mean_churn", rebuilds_ > 1 ? churn_sum_ / (rebuilds_ - 1) : 0}};
+  }
+
+ private:
+  void Rebuild(const std::vector<double>& rates) {
+    RoutingPlan next = BuildPlan(rates, config_);
+    if (rebuilds_ > 0) churn_sum_ += PlanChurn(plan_, next);
+    plan_ = std::move(next);
+    ++rebuilds_;
+  }
+
+  PlannerConfig config_;
+  sim::Time interval_;
+  sim::RandomStream rng_;
+  std::vector<uint64_t> arrivals_;  // this interval, per key
+  std::vector<double> measured_rates_;
+  RoutingPlan plan_;
+  uint64_t rebuilds_ = 0;
+  double churn_sum_ = 0;
+};
+
+}  // namespace
+
+PolicyInfo CacheRoutePolicyInfo() {
+  return {"cacheroute",
+          "planned prefix affinity: top-rate admission, k_b replicas, LPT placement (seed 003)",
+          {{"q_cap", 12, "req/s one destination sustains within the SLO (eq. 2)", false, 1e-9},
+           {"slots_per_replica", 16, "W, warm prefix slots per destination; C = R*W", true, 0},
+           {"interval_s", 60, "control interval between plan rebuilds, seconds", false, 1e-3}},
+          [](const Params& params, const PolicyContext& ctx) {
+            return std::make_unique<CacheRoutePolicy>(params, ctx);
+          }};
+}
+
+}  // namespace kvroute::policies

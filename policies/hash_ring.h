@@ -1,0 +1,39 @@
+// A consistent-hash ring (Karger et al. 1997; shared/reference/policies.md §7):
+// each replica owns `virtual_nodes` points hash(replica, i); a key goes to the
+// first point clockwise from hash(key).
+#ifndef KVROUTE_POLICIES_HASH_RING_H_
+#define KVROUTE_POLICIES_HASH_RING_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "policies/policy.h"
+
+namespace kvroute::policies {
+
+class HashRing {
+ public:
+  HashRing(uint32_t replicas, uint32_t virtual_nodes);
+
+  // The owner of the first point at or after `hash`, wrapping around.
+  uint32_t Successor(uint64_t hash) const;
+
+  // The first healthy owner walking clockwise from `hash`.
+  // REQUIRES: one replica is healthy.
+  uint32_t SuccessorHealthy(uint64_t hash, const ClusterView& view) const;
+
+  size_t points() const { return points_.size(); }
+
+ private:
+  size_t FirstPointAtOrAfter(uint64_t hash) const;
+
+  struct Point {
+    uint64_t hash;
+    uint32_t replica;
+  };
+  std::vector<Point> points_;  // sorted by (hash, replica)
+};
+
+}  // namespace kvroute::policies
+
+#endif  // KVROUTE_POLICIES_HASH_RING_H_

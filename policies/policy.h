@@ -1,0 +1,60 @@
+// The routing policy interface (DESIGN.md, "Policy"). A policy sees a read-only
+// view of the cluster and chooses a replica for each request. Policies that in
+// reality keep their own state (hash rings, CacheRoute's table) keep it here,
+// updated through the dispatch, completion and control-tick callbacks.
+#ifndef KVROUTE_POLICIES_POLICY_H_
+#define KVROUTE_POLICIES_POLICY_H_
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "models/replica_load.h"
+#include "models/request.h"
+#include "sim/core/time.h"
+
+namespace kvroute::policies {
+
+struct ClusterView {
+  std::span<const models::ReplicaLoad> replicas;
+  sim::Time now = 0;
+
+  uint32_t size() const { return static_cast<uint32_t>(replicas.size()); }
+  bool healthy(uint32_t r) const { return replicas[r].healthy; }
+};
+
+// What a policy knows when it is created for one (load, seed) point.
+struct PolicyContext {
+  uint32_t num_replicas = 0;
+  // Expected request rate of each key at this point's load, req/s: the
+  // workload's configured shares times the offered QPS.
+  std::vector<double> key_rates;
+  uint64_t seed = 0;  // the point's seed; a policy's stream is named after it
+};
+
+class Policy {
+ public:
+  virtual ~Policy() = default;
+
+  // Chooses the replica that serves `request`.
+  // REQUIRES: at least one replica in `view` is healthy. ENSURES: the result is healthy.
+  virtual uint32_t Route(const models::Request& request, const ClusterView& view) = 0;
+
+  virtual void OnDispatch(const models::Request& /*request*/, uint32_t /*replica*/,
+                          sim::Time /*now*/) {}
+  virtual void OnComplete(const models::Request& /*request*/, uint32_t /*replica*/,
+                          sim::Time /*now*/) {}
+
+  // Period of OnControlTick; 0 means the policy has none.
+  virtual sim::Time ControlInterval() const { return 0; }
+  virtual void OnControlTick(const ClusterView& /*view*/) {}
+
+  // Named statistics reported with each point (e.g. a planner's admitted keys).
+  virtual std::vector<std::pair<std::string, double>> Stats() const { return {}; }
+};
+
+}  // namespace kvroute::policies
+
+#endif  // KVROUTE_POLICIES_POLICY_H_

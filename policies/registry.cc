@@ -1,0 +1,82 @@
+#include "policies/registry.h"
+
+#include <cmath>
+#include <sstream>
+
+#include "policies/builtin_policies.h"
+
+namespace kvroute::policies {
+namespace {
+
+std::vector<PolicyInfo> MakeTable() {
+  return {RoundRobinPolicyInfo(), RandomPolicyInfo(), FlatLbPolicyInfo(), StickyPolicyInfo(),
+          CacheRoutePolicyInfo()};
+}
+
+template <typename Items, typename Name>
+std::string JoinNames(const Items& items, Name name) {
+  std::string out;
+  for (const auto& item : items) out += (out.empty() ? "" : ", ") + name(item);
+  return out;
+}
+
+}  // namespace
+
+double Params::Get(std::string_view name) const {
+  for (size_t i = 0; i < names_.size(); ++i) {
+    if (names_[i] == name) return values_[i];
+  }
+  throw std::logic_error("policy parameter '" + std::string(name) + "' not declared");
+}
+
+const std::vector<PolicyInfo>& PolicyTable() {
+  static const std::vector<PolicyInfo> table = MakeTable();
+  return table;
+}
+
+const PolicyInfo& FindPolicy(std::string_view name) {
+  for (const PolicyInfo& info : PolicyTable()) {
+    if (info.name == name) return info;
+  }
+  throw PolicyConfigError("unknown policy '" + std::string(name) + "' (valid: " +
+                          JoinNames(PolicyTable(), [](const PolicyInfo& p) { return p.name; }) +
+                          ")");
+}
+
+Params ResolveParams(const PolicyInfo& info, const std::vector<ParamValue>& given) {
+  std::vector<std::string> names;
+  std::vector<double> values;
+  for (const ParamSpec& spec : info.params) {
+    names.push_back(spec.name);
+    values.push_back(spec.default_value);
+  }
+  for (const ParamValue& value : given) {
+    size_t i = 0;
+    while (i < names.size() && names[i] != value.name) ++i;
+    std::string prefix = value.where.empty() ? "" : value.where + ": ";
+    if (i == names.size()) {
+      std::string valid = info.params.empty()
+                              ? "it takes none"
+                              : "valid: " + JoinNames(info.params, [](const ParamSpec& p) {
+                                  return p.name;
+                                });
+      throw PolicyConfigError(prefix + "unknown parameter '" + value.name + "' for policy '" +
+                              info.name + "' (" + valid + ")");
+    }
+    const ParamSpec& spec = info.params[i];
+    if (!std::isfinite(value.value) || value.value < spec.min) {
+      std::ostringstream msg;
+      msg << prefix << "parameter '" << spec.name << "' of policy '" << info.name
+          << "' must be at least " << spec.min << ", got " << value.value;
+      throw PolicyConfigError(msg.str());
+    }
+    if (spec.integer && value.value != std::floor(value.value)) {
+      throw PolicyConfigError(prefix + "parameter '" + spec.name + "' of policy '" + info.name +
+                              "' must be a whole number");
+    }
+    values[i] = value.value;
+  }
+  return Params(std::move(names), std::move(values));
+}
+
+}  // namespace kvroute::policies

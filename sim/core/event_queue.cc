@@ -1,0 +1,40 @@
+#include "sim/core/event_queue.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace kvroute::sim {
+namespace {
+
+// std::*_heap keep the largest element first; "later" is larger, so the front
+// is the earliest (time, sequence).
+bool Later(const Event& a, const Event& b) {
+  if (a.time != b.time) return a.time > b.time;
+  return a.sequence > b.sequence;
+}
+
+}  // namespace
+
+void EventQueue::Push(Time time, EventKind kind, uint32_t target) {
+  assert(time >= now_ && "event scheduled in the past");
+  heap_.push_back(Event{time, next_sequence_++, kind, target});
+  std::push_heap(heap_.begin(), heap_.end(), Later);
+}
+
+Event EventQueue::Pop() {
+  assert(!heap_.empty());
+  std::pop_heap(heap_.begin(), heap_.end(), Later);
+  Event event = heap_.back();
+  heap_.pop_back();
+  assert(event.time >= now_ && "time went backwards");
+  now_ = event.time;
+  return event;
+}
+
+void EventQueue::Clear() {
+  heap_.clear();
+  next_sequence_ = 0;
+  now_ = 0;
+}
+
+}  // namespace kvroute::sim

@@ -1,0 +1,56 @@
+// The one event queue of a simulation. Events are small values ordered by
+// (time, insertion sequence): events at equal times pop in the order they were
+// pushed, which makes every run deterministic (DESIGN.md, "Events").
+#ifndef KVROUTE_SIM_CORE_EVENT_QUEUE_H_
+#define KVROUTE_SIM_CORE_EVENT_QUEUE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "sim/core/time.h"
+
+namespace kvroute::sim {
+
+enum class EventKind : uint8_t {
+  kArrival,          // the next request of the workload arrives
+  kIterationDone,    // replica `target` finished its current batch
+  kControlTick,      // the policy's periodic control interval elapsed
+};
+
+struct Event {
+  Time time;
+  uint64_t sequence;  // insertion order; breaks ties between equal times
+  EventKind kind;
+  uint32_t target;    // replica index for kIterationDone, unused otherwise
+};
+
+class EventQueue {
+ public:
+  EventQueue() = default;
+
+  // REQUIRES: time >= the time of the last popped event (no scheduling in the past).
+  void Push(Time time, EventKind kind, uint32_t target = 0);
+
+  bool Empty() const { return heap_.empty(); }
+  size_t Size() const { return heap_.size(); }
+
+  // REQUIRES: !Empty().
+  const Event& Top() const { return heap_.front(); }
+
+  // Removes and returns the earliest event. REQUIRES: !Empty().
+  Event Pop();
+
+  // Time of the last popped event; the simulation clock.
+  Time Now() const { return now_; }
+
+  void Clear();
+
+ private:
+  std::vector<Event> heap_;
+  uint64_t next_sequence_ = 0;
+  Time now_ = 0;
+};
+
+}  // namespace kvroute::sim
+
+#endif  // KVROUTE_SIM_CORE_EVENT_QUEUE_H_

@@ -1,0 +1,264 @@
+#include "sim/runner/cli.h"
+
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "analysis/hdf5_writer.h"
+#include "analysis/json_writer.h"
+#include "analysis/table.h"
+#include "models/profile.h"
+#include "policies/registry.h"
+#include "sim/runner/experiment.h"
+#include "sim/runner/scenario_loader.h"
+
+namespace kvroute::sim {
+namespace {
+
+namespace po = boost::program_options;
+
+constexpr char kUsage[] =
+    "usage:\n"
+    "  kvroute run [SCENARIO.yaml] [--set path.to.key=value]... [--out FILE.h5] [--jobs N]\n"
+    "              [--seeds N] [--policies a,b,...] [--quiet]\n"
+    "  kvroute point SCENARIO.yaml --policy NAME --qps X [--seed S] [--set ...] [--json]\n"
+    "  kvroute validate SCENARIO.yaml\n"
+    "  kvroute policies\n"
+    "With no scenario, `run` uses the built-in quickstart.\n";
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+po::variables_map Parse(int argc, const char* const* argv, const po::options_description& options,
+                        const po::positional_options_description& positional) {
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return vm;
+}
+
+std::string CommandLine(int argc, const char* const* argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) line += ' ';
+    line.append(argv[i]);
+  }
+  return line;
+}
+
+std::string UtcNow() {
+  std::time_t now = std::time(nullptr);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return buffer;
+}
+
+std::vector<std::string> SplitCommas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  for (std::string part; std::getline(stream, part, ',');) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+Scenario Load(const po::variables_map& vm) {
+  std::vector<std::string> overrides;
+  if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
+  if (!vm.count("scenario")) return LoadScenarioText(QuickstartYaml(), "built-in quickstart", overrides);
+  return LoadScenarioFile(vm["scenario"].as<std::string>(), overrides);
+}
+
+int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  po::options_description options("run");
+  options.add_options()("scenario", po::value<std::string>())(
+      "set", po::value<std::vector<std::string>>()->composing())("out", po::value<std::string>())(
+      "jobs", po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())))(
+      "seeds", po::value<unsigned>())("policies", po::value<std::string>())("quiet", po::bool_switch());
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm = Parse(argc, argv, options, positional);
+
+  Scenario scenario = Load(vm);
+  if (vm.count("seeds")) {
+    if (vm["seeds"].as<unsigned>() == 0) throw UsageError("--seeds must be at least 1");
+    scenario.seeds = vm["seeds"].as<unsigned>();
+  }
+  if (vm.count("policies")) {
+    std::vector<PolicySpec> chosen;
+    for (const std::string& name : SplitCommas(vm["policies"].as<std::string>())) {
+      auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
+                             [&](const PolicySpec& p) { return p.name == name; });
+      if (it == scenario.policies.end()) {
+        throw UsageError("--policies: '" + name + "' is not a policy of scenario '" + scenario.name + "'");
+      }
+      chosen.push_back(*it);
+    }
+    if (chosen.empty()) throw UsageError("--policies: no policy named");
+    scenario.policies = chosen;
+  }
+  std::string out_path = vm.count("out") ? vm["out"].as<std::string>() : scenario.name + ".h5";
+  bool quiet = vm["quiet"].as<bool>();
+
+  SweepOptions sweep;
+  sweep.jobs = std::max(1u, vm["jobs"].as<unsigned>());
+  if (!quiet) {
+    sweep.on_point = [&err, &scenario](size_t done, size_t total, const analysis::PointResult& p) {
+      char line[200];
+      std::snprintf(line, sizeof line, "[%zu/%zu] %-12s qps %-8g seed %-4llu %s %.3f s  hit %.1f%%\n",
+                    done, total, p.policy.c_str(), p.qps, static_cast<unsigned long long>(p.seed),
+                    scenario.slos[0].Label().c_str(), p.slo_values[0], 100 * p.token_hit_rate);
+      err << line << std::flush;
+    };
+  }
+  auto start = std::chrono::steady_clock::now();
+  analysis::SweepResults results = RunSweep(scenario, sweep);
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+
+  out << "kvroute " << kVersion << " — scenario '" << scenario.name << "' (" << scenario.source
+      << "): " << scenario.replica_count() << " replicas of " << scenario.profile << ", "
+      << scenario.policies.size() << " policies x " << scenario.qps.size() << " loads x "
+      << scenario.seeds << " seeds\n";
+  analysis::PrintSummaryTables(results, out);
+
+  analysis::FileAttributes attributes{kVersion, scenario.yaml, CommandLine(argc, argv), UtcNow()};
+  analysis::WriteResultsHdf5(out_path, attributes, results);
+  uint64_t requests = 0;
+  for (const analysis::PointResult& p : results.points) requests += p.offered;
+  out << "\nwrote " << out_path << " (" << results.points.size() << " points, " << requests
+      << " simulated requests in " << std::round(took.count() * 10) / 10 << " s)\n";
+  return 0;
+}
+
+int Point(int argc, const char* const* argv, std::ostream& out) {
+  po::options_description options("point");
+  options.add_options()("scenario", po::value<std::string>())("policy", po::value<std::string>())(
+      "qps", po::value<double>())("seed", po::value<uint64_t>())(
+      "set", po::value<std::vector<std::string>>()->composing())("json", po::bool_switch());
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm = Parse(argc, argv, options, positional);
+  if (!vm.count("scenario")) throw UsageError("point: a scenario file is required");
+  if (!vm.count("policy")) throw UsageError("point: --policy is required");
+  if (!vm.count("qps")) throw UsageError("point: --qps is required");
+
+  Scenario scenario = Load(vm);
+  std::string name = vm["policy"].as<std::string>();
+  PointSpec spec;
+  auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
+                         [&](const PolicySpec& p) { return p.name == name; });
+  if (it != scenario.policies.end()) {
+    spec.policy_index = static_cast<size_t>(it - scenario.policies.begin());
+  } else {
+    policies::FindPolicy(name);  // a known policy the scenario does not list: defaults
+    scenario.policies.push_back(PolicySpec{name, {}, "--policy"});
+    spec.policy_index = scenario.policies.size() - 1;
+  }
+  spec.qps = vm["qps"].as<double>();
+  if (!(spec.qps > 0) || !std::isfinite(spec.qps)) throw UsageError("--qps must be a positive number");
+  spec.seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : scenario.seed;
+
+  analysis::PointResult result = RunPoint(scenario, spec);
+  if (vm["json"].as<bool>()) {
+    out << analysis::PointToJson(result, scenario.slos) << "\n";
+    return 0;
+  }
+  out << "policy " << result.policy << ", " << result.qps << " QPS, seed " << result.seed << "\n"
+      << "  requests: " << result.offered << " offered, " << result.completed << " completed, "
+      << result.unfinished << " unfinished, " << result.rejected << " rejected\n"
+      << "  ttft p50/p90/p99: " << result.ttft.p50 << " / " << result.ttft.p90 << " / "
+      << result.ttft.p99 << " s\n"
+      << "  tpot p50/p90/p99: " << result.tpot.p50 << " / " << result.tpot.p90 << " / "
+      << result.tpot.p99 << " s\n"
+      << "  token hit rate: " << 100 * result.token_hit_rate << "%, imbalance "
+      << result.imbalance << "\n";
+  for (size_t i = 0; i < scenario.slos.size(); ++i) {
+    out << "  " << scenario.slos[i].Label() << ": " << result.slo_values[i] << " s ("
+        << (scenario.slos[i].Met(result.slo_values[i]) ? "met" : "missed") << ")\n";
+  }
+  return 0;
+}
+
+int Validate(int argc, const char* const* argv, std::ostream& out) {
+  po::options_description options("validate");
+  options.add_options()("scenario", po::value<std::string>())(
+      "set", po::value<std::vector<std::string>>()->composing());
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm = Parse(argc, argv, options, positional);
+  if (!vm.count("scenario")) throw UsageError("validate: a scenario file is required");
+  Scenario s = Load(vm);
+  const models::Profile& profile = models::FindProfile(s.profile);
+  int64_t blocks = s.kv_blocks > 0 ? s.kv_blocks : profile.KvCapacityBlocks();
+  out << s.source << ": ok — scenario '" << s.name << "': " << s.replica_count() << " replicas of "
+      << s.profile << " (" << blocks << " KV blocks of " << profile.block_size_tokens
+      << " tokens each), " << s.workload.keys << " keys; " << s.policies.size() << " policies x "
+      << s.qps.size() << " loads x " << s.seeds << " seeds = "
+      << s.policies.size() * s.qps.size() * s.seeds << " points\n";
+  return 0;
+}
+
+int ListPolicies(std::ostream& out) {
+  for (const policies::PolicyInfo& info : policies::PolicyTable()) {
+    out << info.name << " — " << info.description << "\n";
+    for (const policies::ParamSpec& p : info.params) {
+      out << "    " << p.name << " = " << p.default_value << "  (" << p.description << ")\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  if (argc < 2) {
+    err << kUsage;
+    return 2;
+  }
+  std::string command = argv[1];
+  try {
+    // Options start after the command word; keep argv[0] for program_options.
+    std::vector<const char*> rest{argv[0]};
+    for (int i = 2; i < argc; ++i) rest.push_back(argv[i]);
+    int n = static_cast<int>(rest.size());
+    if (command == "run") return Run(n, rest.data(), out, err);
+    if (command == "point") return Point(n, rest.data(), out);
+    if (command == "validate") return Validate(n, rest.data(), out);
+    if (command == "policies") return ListPolicies(out);
+    if (command == "--help" || command == "-h" || command == "help") {
+      out << kUsage;
+      return 0;
+    }
+    if (command == "--version") {
+      out << "kvroute " << kVersion << "\n";
+      return 0;
+    }
+    err << "kvroute: unknown command '" << command << "' (valid: run, point, validate, policies)\n"
+        << kUsage;
+    return 2;
+  } catch (const UsageError& e) {
+    err << "kvroute " << command << ": " << e.what() << "\n" << kUsage;
+    return 2;
+  } catch (const ScenarioError& e) {
+    err << "kvroute: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    err << "kvroute: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace kvroute::sim

@@ -1,0 +1,449 @@
+#include "sim/runner/scenario_loader.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "models/profile.h"
+
+namespace kvroute::sim {
+namespace {
+
+// Locates and reports errors for one scenario document. Keys set by --set
+// have no line in the file; their errors name the override instead.
+class Context {
+ public:
+  Context(std::string source) : source_(std::move(source)) {}
+
+  void MarkOverridden(const std::string& path) { overridden_.insert(path); }
+
+  [[noreturn]] void Fail(const YAML::Node& node, const std::string& path,
+                         const std::string& message) const {
+    std::ostringstream out;
+    std::string overridden = OverrideFor(path);
+    if (!overridden.empty()) {
+      out << "--set " << overridden;
+    } else {
+      out << source_;
+      if (node.IsDefined() && node.Mark().line >= 0) out << ":" << node.Mark().line + 1;
+    }
+    out << ": key '" << path << "': " << message;
+    throw ScenarioError(out.str());
+  }
+
+  std::string Where(const YAML::Node& node, const std::string& path) const {
+    std::string overridden = OverrideFor(path);
+    if (!overridden.empty()) return "--set " + overridden;
+    std::string where = source_;
+    if (node.IsDefined() && node.Mark().line >= 0) where += ":" + std::to_string(node.Mark().line + 1);
+    return where + ": key '" + path + "'";
+  }
+
+ private:
+  std::string OverrideFor(const std::string& path) const {
+    for (const std::string& o : overridden_) {
+      if (path == o || path.rfind(o + ".", 0) == 0 || path.rfind(o + "[", 0) == 0) return o;
+    }
+    return "";
+  }
+
+  std::string source_;
+  std::set<std::string> overridden_;
+};
+
+// Const lookup: operator[] on a non-const node would add the key to the map.
+YAML::Node At(const YAML::Node& node, const std::string& key) { return node[key]; }
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// A YAML map whose keys must all be consumed: Finish() rejects the rest.
+class MapReader {
+ public:
+  MapReader(const Context& ctx, YAML::Node node, std::string path)
+      : ctx_(ctx), node_(node), path_(std::move(path)) {
+    if (!node_.IsMap()) ctx_.Fail(node_, path_.empty() ? "(top level)" : path_, "expected a map");
+  }
+
+  std::string Child(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  YAML::Node Take(const std::string& key) {
+    allowed_.push_back(key);
+    return At(node_, key);
+  }
+
+  // Rejects keys that were never taken, naming the valid ones.
+  void Finish() const {
+    for (const auto& entry : node_) {
+      std::string key = entry.first.as<std::string>();
+      if (std::find(allowed_.begin(), allowed_.end(), key) == allowed_.end()) {
+        ctx_.Fail(entry.first, Child(key), "unknown key (valid here: " + Join(allowed_) + ")");
+      }
+    }
+  }
+
+  double Number(const std::string& key, double fallback, double min, double max = INFINITY) {
+    YAML::Node n = Take(key);
+    if (!n.IsDefined()) return fallback;
+    double value = 0;
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, value) || !std::isfinite(value)) {
+      ctx_.Fail(n, Child(key), "expected a number");
+    }
+    if (value < min || value > max) {
+      std::ostringstream msg;
+      msg << "must be in [" << min << ", " << max << "], got " << value;
+      ctx_.Fail(n, Child(key), msg.str());
+    }
+    return value;
+  }
+
+  uint64_t Integer(const std::string& key, uint64_t fallback, uint64_t min,
+                   uint64_t max = UINT32_MAX) {
+    YAML::Node n = Take(key);
+    if (!n.IsDefined()) return fallback;
+    double value = 0;
+    if (!n.IsScalar() || !YAML::convert<double>::decode(n, value) || value != std::floor(value)) {
+      ctx_.Fail(n, Child(key), "expected a whole number");
+    }
+    if (value < static_cast<double>(min) || value > static_cast<double>(max)) {
+      std::ostringstream msg;
+      msg << "must be in [" << min << ", " << max << "], got " << value;
+      ctx_.Fail(n, Child(key), msg.str());
+    }
+    return static_cast<uint64_t>(value);
+  }
+
+  std::string String(const std::string& key, const std::string& fallback) {
+    YAML::Node n = Take(key);
+    if (!n.IsDefined()) return fallback;
+    if (!n.IsScalar()) ctx_.Fail(n, Child(key), "expected a string");
+    return n.as<std::string>();
+  }
+
+  // REQUIRES the key to be present.
+  YAML::Node Required(const std::string& key) {
+    YAML::Node n = Take(key);
+    if (!n.IsDefined()) ctx_.Fail(node_, Child(key), "required key is missing");
+    return n;
+  }
+
+  const Context& ctx() const { return ctx_; }
+  const YAML::Node& node() const { return node_; }
+
+ private:
+  const Context& ctx_;
+  YAML::Node node_;
+  std::string path_;
+  std::vector<std::string> allowed_;
+};
+
+models::LengthDistribution ParseLength(const Context& ctx, YAML::Node node,
+                                       const std::string& path) {
+  using Kind = models::LengthDistribution::Kind;
+  if (node.IsScalar()) {
+    double value = 0;
+    if (!YAML::convert<double>::decode(node, value) || value < 0 || !std::isfinite(value)) {
+      ctx.Fail(node, path, "expected a non-negative token count or a distribution map");
+    }
+    return models::LengthDistribution::Fixed(value);
+  }
+  MapReader map(ctx, node, path);
+  std::string kind = map.String("kind", "");
+  models::LengthDistribution d;
+  if (kind == "fixed") {
+    d.kind = Kind::kFixed;
+    d.value = map.Number("value", 0, 0);
+  } else if (kind == "uniform") {
+    d.kind = Kind::kUniform;
+    d.min = map.Number("min", 0, 0);
+    d.max = map.Number("max", d.min, d.min);
+  } else if (kind == "lognormal") {
+    d.kind = Kind::kLognormal;
+    d.median = map.Number("median", 0, 1e-9);
+    d.sigma = map.Number("sigma", 0, 0);
+    d.min = map.Number("min", 0, 0);
+    d.max = map.Number("max", 0, 0);
+    if (d.max > 0 && d.max < d.min) map.ctx().Fail(node, path + ".max", "must be >= min");
+  } else {
+    ctx.Fail(At(node, "kind"), path + ".kind",
+             "unknown distribution '" + kind + "' (valid: fixed, uniform, lognormal)");
+  }
+  map.Finish();
+  return d;
+}
+
+void ParseCluster(MapReader& top, Scenario* s) {
+  MapReader cluster(top.ctx(), top.Required("cluster"), "cluster");
+  YAML::Node profile_node = cluster.node()["profile"];
+  s->profile = cluster.String("profile", s->profile);
+  try {
+    models::FindProfile(s->profile);
+  } catch (const std::invalid_argument& e) {
+    cluster.ctx().Fail(profile_node, "cluster.profile", e.what());
+  }
+  YAML::Node deployments = cluster.Required("deployments");
+  if (!deployments.IsSequence() || deployments.size() == 0) {
+    cluster.ctx().Fail(deployments, "cluster.deployments", "expected a non-empty list");
+  }
+  for (size_t i = 0; i < deployments.size(); ++i) {
+    MapReader d(cluster.ctx(), deployments[i], "cluster.deployments[" + std::to_string(i) + "]");
+    DeploymentSpec spec;
+    spec.name = d.String("name", "d" + std::to_string(i));
+    spec.replicas = static_cast<uint32_t>(d.Integer("replicas", 0, 1, 100000));
+    if (!d.node()["replicas"].IsDefined()) {
+      cluster.ctx().Fail(deployments[i], d.Child("replicas"), "required key is missing");
+    }
+    spec.weight = d.Number("weight", 1, 0);
+    d.Finish();
+    s->deployments.push_back(spec);
+  }
+  if (s->deployments.size() > 1) {
+    cluster.ctx().Fail(deployments, "cluster.deployments",
+                       "two-level routing across deployments is not implemented yet; give "
+                       "exactly one deployment");
+  }
+  if (YAML::Node sched = cluster.Take("scheduler"); sched.IsDefined()) {
+    MapReader m(cluster.ctx(), sched, "cluster.scheduler");
+    s->scheduler.max_num_batched_tokens =
+        static_cast<int>(m.Integer("max_num_batched_tokens", s->scheduler.max_num_batched_tokens, 1));
+    s->scheduler.max_num_seqs = static_cast<int>(m.Integer("max_num_seqs", s->scheduler.max_num_seqs, 1));
+    m.Finish();
+  }
+  s->kv_blocks = static_cast<int64_t>(cluster.Integer("kv_blocks", 0, 1, 1ULL << 31));
+  cluster.Finish();
+}
+
+void ParseWorkload(MapReader& top, Scenario* s) {
+  MapReader w(top.ctx(), top.Required("workload"), "workload");
+  models::WorkloadConfig& c = s->workload;
+  c.keys = static_cast<uint32_t>(w.Integer("keys", c.keys, 1, 100'000'000));
+  if (YAML::Node skew = w.Take("rate_skew"); skew.IsDefined()) {
+    MapReader m(w.ctx(), skew, "workload.rate_skew");
+    std::string kind = m.String("kind", "zipf");
+    if (kind != "zipf") {
+      w.ctx().Fail(At(skew, "kind"), "workload.rate_skew.kind",
+                   "unknown rate distribution '" + kind + "' (valid: zipf)");
+    }
+    c.zipf_s = m.Number("s", c.zipf_s, 0, 10);
+    m.Finish();
+  }
+  if (YAML::Node prompt = w.Take("prompt"); prompt.IsDefined()) {
+    MapReader m(w.ctx(), prompt, "workload.prompt");
+    c.system_tokens = static_cast<uint32_t>(m.Integer("system_tokens", c.system_tokens, 0, 10'000'000));
+    if (YAML::Node n = m.Take("new_tokens"); n.IsDefined()) {
+      c.new_tokens = ParseLength(w.ctx(), n, "workload.prompt.new_tokens");
+    }
+    m.Finish();
+  }
+  if (YAML::Node n = w.Take("output_tokens"); n.IsDefined()) {
+    c.output_tokens = ParseLength(w.ctx(), n, "workload.output_tokens");
+  }
+  if (YAML::Node arrivals = w.Take("arrivals"); arrivals.IsDefined()) {
+    MapReader m(w.ctx(), arrivals, "workload.arrivals");
+    std::string kind = m.String("kind", "poisson");
+    if (kind != "poisson") {
+      w.ctx().Fail(At(arrivals, "kind"), "workload.arrivals.kind",
+                   "unknown arrival process '" + kind + "' (valid: poisson)");
+    }
+    m.Finish();
+  }
+  w.Finish();
+}
+
+void ParsePolicies(MapReader& top, Scenario* s) {
+  YAML::Node list = top.Required("policies");
+  const Context& ctx = top.ctx();
+  if (!list.IsSequence() || list.size() == 0) ctx.Fail(list, "policies", "expected a non-empty list");
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string path = "policies[" + std::to_string(i) + "]";
+    YAML::Node entry = list[i];
+    PolicySpec spec;
+    spec.where = ctx.Where(entry, path);
+    YAML::Node name_node = entry;
+    if (entry.IsScalar()) {
+      spec.name = entry.as<std::string>();
+    } else if (entry.IsMap()) {
+      name_node.reset(At(entry, "name"));  // rebinds; operator= would overwrite `entry`
+      if (!name_node.IsDefined() || !name_node.IsScalar()) {
+        ctx.Fail(entry, path + ".name", "required key is missing");
+      }
+      spec.name = name_node.as<std::string>();
+      for (const auto& kv : entry) {
+        std::string key = kv.first.as<std::string>();
+        if (key == "name") continue;
+        double value = 0;
+        if (!kv.second.IsScalar() || !YAML::convert<double>::decode(kv.second, value)) {
+          ctx.Fail(kv.second, path + "." + key, "expected a number");
+        }
+        spec.params.push_back({key, value, ctx.Where(kv.first, path + "." + key)});
+      }
+    } else {
+      ctx.Fail(entry, path, "expected a policy name or a map with 'name'");
+    }
+    try {
+      policies::ResolveParams(policies::FindPolicy(spec.name), spec.params);
+    } catch (const policies::PolicyConfigError& e) {
+      // Parameter errors already carry their location.
+      std::string message = e.what();
+      if (message.rfind("unknown policy", 0) == 0) ctx.Fail(name_node, path + ".name", message);
+      throw ScenarioError(message);
+    }
+    for (const PolicySpec& other : s->policies) {
+      if (other.name == spec.name) ctx.Fail(entry, path, "policy '" + spec.name + "' is listed twice");
+    }
+    s->policies.push_back(spec);
+  }
+}
+
+void ParseSweep(MapReader& top, Scenario* s) {
+  MapReader sweep(top.ctx(), top.Required("sweep"), "sweep");
+  YAML::Node qps = sweep.Required("qps");
+  if (!qps.IsSequence() || qps.size() == 0) top.ctx().Fail(qps, "sweep.qps", "expected a non-empty list");
+  for (size_t i = 0; i < qps.size(); ++i) {
+    double value = 0;
+    if (!qps[i].IsScalar() || !YAML::convert<double>::decode(qps[i], value) ||
+        !(value > 0) || !std::isfinite(value)) {
+      top.ctx().Fail(qps[i], "sweep.qps[" + std::to_string(i) + "]", "expected a positive number");
+    }
+    if (!s->qps.empty() && value <= s->qps.back()) {
+      top.ctx().Fail(qps[i], "sweep.qps[" + std::to_string(i) + "]",
+                     "loads must be strictly increasing");
+    }
+    s->qps.push_back(value);
+  }
+  YAML::Node reference = sweep.node()["reference_qps"];
+  s->reference_qps = sweep.Number("reference_qps", s->qps[s->qps.size() / 2], 1e-9);
+  if (std::find(s->qps.begin(), s->qps.end(), s->reference_qps) == s->qps.end()) {
+    top.ctx().Fail(reference, "sweep.reference_qps", "must be one of the loads in sweep.qps");
+  }
+  sweep.Finish();
+}
+
+void ParseSlos(MapReader& top, Scenario* s) {
+  YAML::Node list = top.Required("slo");
+  const Context& ctx = top.ctx();
+  if (!list.IsSequence() || list.size() == 0) ctx.Fail(list, "slo", "expected a non-empty list");
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string path = "slo[" + std::to_string(i) + "]";
+    MapReader m(ctx, list[i], path);
+    analysis::Slo slo;
+    YAML::Node metric_node = At(list[i], "metric");
+    std::string metric = m.String("metric", "ttft");
+    if (metric == "ttft") slo.metric = analysis::LatencyMetric::kTtft;
+    else if (metric == "tpot") slo.metric = analysis::LatencyMetric::kTpot;
+    else if (metric == "e2e") slo.metric = analysis::LatencyMetric::kE2e;
+    else ctx.Fail(metric_node, path + ".metric", "unknown metric '" + metric + "' (valid: ttft, tpot, e2e)");
+    slo.percentile = m.Number("percentile", 99, 1e-9, 100);
+    YAML::Node threshold = m.Required("threshold_s");
+    slo.threshold_s = m.Number("threshold_s", 0, 1e-9);
+    (void)threshold;
+    m.Finish();
+    s->slos.push_back(slo);
+  }
+}
+
+void ApplyOverride(YAML::Node root, const std::string& assignment, Context* ctx) {
+  size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) {
+    throw ScenarioError("--set " + assignment + ": expected path.to.key=value");
+  }
+  std::string path = assignment.substr(0, eq);
+  YAML::Node value;
+  try {
+    value = YAML::Load(assignment.substr(eq + 1));
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError("--set " + assignment + ": value is not valid YAML: " + e.msg);
+  }
+  std::vector<std::string> parts;
+  std::stringstream stream(path);
+  for (std::string part; std::getline(stream, part, '.');) {
+    if (part.empty()) throw ScenarioError("--set " + assignment + ": empty key in path");
+    parts.push_back(part);
+  }
+  // yaml-cpp nodes are handles: walking with operator[] on non-const nodes
+  // creates missing maps, so the last assignment lands in the document.
+  std::vector<YAML::Node> chain{root};
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    YAML::Node next = chain.back()[parts[i]];
+    if (next.IsDefined() && !next.IsMap()) {
+      throw ScenarioError("--set " + assignment + ": '" + parts[i] + "' is not a map");
+    }
+    chain.push_back(next);
+  }
+  chain.back()[parts.back()] = value;
+  ctx->MarkOverridden(path);
+}
+
+Scenario Parse(const std::string& text, const std::string& source,
+               const std::vector<std::string>& overrides) {
+  Context ctx(source);
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::ParserException& e) {
+    throw ScenarioError(source + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
+  }
+  if (!root.IsMap()) throw ScenarioError(source + ": expected a map at the top level");
+  for (const std::string& o : overrides) ApplyOverride(root, o, &ctx);
+
+  Scenario s;
+  s.source = source;
+  MapReader top(ctx, root, "");
+  YAML::Node name = top.Required("name");
+  s.name = top.String("name", "");
+  (void)name;
+  s.seed = top.Integer("seed", s.seed, 0, UINT64_MAX >> 12);
+  s.seeds = static_cast<uint32_t>(top.Integer("seeds", s.seeds, 1, 10000));
+  s.duration_s = top.Number("duration_s", s.duration_s, 1e-3, 1e7);
+  s.warmup_s = top.Number("warmup_s", s.warmup_s, 0, 1e7);
+  s.drain_s = top.Number("drain_s", s.drain_s, 0, 1e7);
+  if (s.warmup_s >= s.duration_s) {
+    ctx.Fail(At(root, "warmup_s"), "warmup_s", "must be less than duration_s");
+  }
+  ParseCluster(top, &s);
+  ParseWorkload(top, &s);
+  ParsePolicies(top, &s);
+  ParseSweep(top, &s);
+  ParseSlos(top, &s);
+  top.Finish();
+  s.workload.block_size_tokens = models::FindProfile(s.profile).block_size_tokens;
+
+  YAML::Emitter emitter;
+  emitter << root;
+  s.yaml = emitter.c_str();
+  return s;
+}
+
+}  // namespace
+
+std::vector<uint64_t> Scenario::SeedList() const {
+  std::vector<uint64_t> list;
+  for (uint32_t i = 0; i < seeds; ++i) list.push_back(seed + i);
+  return list;
+}
+
+Scenario LoadScenarioText(const std::string& text, const std::string& source,
+                          const std::vector<std::string>& overrides) {
+  try {
+    return Parse(text, source, overrides);
+  } catch (const YAML::Exception& e) {
+    throw ScenarioError(source + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+Scenario LoadScenarioFile(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError(path + ": cannot open scenario file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return LoadScenarioText(buffer.str(), path, overrides);
+}
+
+}  // namespace kvroute::sim
