@@ -41,11 +41,16 @@ void WritePoints(H5::H5File& file, const SweepResults& results) {
   table.Add("rejected", Column(points, [](const PointResult& p) { return p.rejected; }));
   table.Add("measured", Column(points, [](const PointResult& p) { return p.measured; }));
   auto add_latency = [&](const std::string& prefix, LatencySummary PointResult::*member) {
-    table.Add(prefix + "_p50_s", Column(points, [&](const PointResult& p) { return (p.*member).p50; }));
-    table.Add(prefix + "_p90_s", Column(points, [&](const PointResult& p) { return (p.*member).p90; }));
-    table.Add(prefix + "_p99_s", Column(points, [&](const PointResult& p) { return (p.*member).p99; }));
-    table.Add(prefix + "_max_s", Column(points, [&](const PointResult& p) { return (p.*member).max; }));
-    table.Add(prefix + "_mean_s", Column(points, [&](const PointResult& p) { return (p.*member).mean; }));
+    table.Add(prefix + "_p50_s",
+              Column(points, [&](const PointResult& p) { return (p.*member).p50; }));
+    table.Add(prefix + "_p90_s",
+              Column(points, [&](const PointResult& p) { return (p.*member).p90; }));
+    table.Add(prefix + "_p99_s",
+              Column(points, [&](const PointResult& p) { return (p.*member).p99; }));
+    table.Add(prefix + "_max_s",
+              Column(points, [&](const PointResult& p) { return (p.*member).max; }));
+    table.Add(prefix + "_mean_s",
+              Column(points, [&](const PointResult& p) { return (p.*member).mean; }));
   };
   add_latency("ttft", &PointResult::ttft);
   add_latency("tpot", &PointResult::tpot);
@@ -54,12 +59,14 @@ void WritePoints(H5::H5File& file, const SweepResults& results) {
     table.Add("slo" + std::to_string(s) + "_value_s",
               Column(points, [&](const PointResult& p) { return p.slo_values[s]; }));
   }
-  table.Add("token_hit_rate", Column(points, [](const PointResult& p) { return p.token_hit_rate; }));
+  table.Add("token_hit_rate",
+            Column(points, [](const PointResult& p) { return p.token_hit_rate; }));
   table.Add("request_hit_rate",
             Column(points, [](const PointResult& p) { return p.request_hit_rate; }));
   table.Add("prefill_tokens_computed",
             Column(points, [](const PointResult& p) { return p.prefill_tokens_computed; }));
-  table.Add("cache_evictions", Column(points, [](const PointResult& p) { return p.cache_evictions; }));
+  table.Add("cache_evictions",
+            Column(points, [](const PointResult& p) { return p.cache_evictions; }));
   table.Add("imbalance", Column(points, [](const PointResult& p) { return p.imbalance; }));
   table.Add("simulated_s", Column(points, [](const PointResult& p) { return p.simulated_s; }));
   // Policy statistics: the union of names, NaN where a policy has no such stat.

@@ -112,8 +112,10 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
   json.Number(p.qps);
   json.Key("seed");
   json.Integer(p.seed);
-  for (auto [name, value] : {std::pair{"offered", p.offered}, {"completed", p.completed},
-                             {"unfinished", p.unfinished}, {"rejected", p.rejected},
+  for (auto [name, value] : {std::pair{"offered", p.offered},
+                             {"completed", p.completed},
+                             {"unfinished", p.unfinished},
+                             {"rejected", p.rejected},
                              {"measured", p.measured}}) {
     json.Key(name);
     json.Integer(value);

@@ -58,8 +58,10 @@ void PointMetricsCollector::OnCompleted(const models::InFlightRequest& r, sim::T
 void PointMetricsCollector::OnUnfinished(const models::InFlightRequest& r) {
   ++unfinished_;
   if (!Measured(r.request)) return;
-  if (r.first_token_time == sim::kNever) ttft_.RecordCensored();
-  else ttft_.Record(r.first_token_time - r.request.arrival);
+  if (r.first_token_time == sim::kNever)
+    ttft_.RecordCensored();
+  else
+    ttft_.Record(r.first_token_time - r.request.arrival);
   e2e_.RecordCensored();
 }
 
@@ -80,13 +82,13 @@ void PointMetricsCollector::Summarize(PointResult* out) const {
     out->slo_values.push_back(h.PercentileSeconds(slo.percentile));
   }
   out->token_hit_rate = prompt_tokens_ > 0 ? hit_tokens_ / prompt_tokens_ : 0;
-  out->request_hit_rate =
-      admitted_measured_ > 0
-          ? static_cast<double>(admitted_with_hit_) / static_cast<double>(admitted_measured_)
-          : 0;
+  out->request_hit_rate = admitted_measured_ > 0 ? static_cast<double>(admitted_with_hit_) /
+                                                       static_cast<double>(admitted_measured_)
+                                                 : 0;
   out->replica_requests = replica_requests_;
   uint64_t total = std::accumulate(replica_requests_.begin(), replica_requests_.end(), uint64_t{0});
-  double mean = replica_requests_.empty() ? 0 : static_cast<double>(total) / replica_requests_.size();
+  double mean =
+      replica_requests_.empty() ? 0 : static_cast<double>(total) / replica_requests_.size();
   uint64_t max = replica_requests_.empty()
                      ? 0
                      : *std::max_element(replica_requests_.begin(), replica_requests_.end());

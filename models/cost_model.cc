@@ -26,8 +26,7 @@ double RooflineCostModel::LinearSeconds(int64_t tokens) const {
   double flops = 2.0 * params * static_cast<double>(tokens) / tp;
   double bytes = params * profile_.weight_bytes_per_param / tp;
   double compute = flops / (profile_.PeakFlops() * profile_.linear_compute_efficiency);
-  double memory =
-      bytes / (profile_.hardware.hbm_bytes_per_s * profile_.linear_memory_efficiency);
+  double memory = bytes / (profile_.hardware.hbm_bytes_per_s * profile_.linear_memory_efficiency);
   return std::max(compute, memory);
 }
 

@@ -18,7 +18,7 @@ struct BatchShape {
   // Σ over prefill tokens of the attention context each one sees (itself and
   // everything before it, cached prefix included).
   double prefill_attention_context = 0;
-  int64_t decode_sequences = 0;     // sequences producing one token each
+  int64_t decode_sequences = 0;      // sequences producing one token each
   double decode_context_tokens = 0;  // Σ context length of those sequences
   int64_t sequences = 0;             // sequences in the batch (prefill + decode)
 

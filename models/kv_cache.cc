@@ -18,8 +18,8 @@ uint32_t KvCache::MatchPrefix(std::span<const uint64_t> chain) const {
   return n;
 }
 
-bool KvCache::Admit(std::span<const uint64_t> chain, uint32_t total_blocks,
-                    uint32_t max_hit_blocks, KvHandle* handle) {
+bool KvCache::Admit(std::span<const uint64_t> chain, uint32_t total_blocks, uint32_t max_hit_blocks,
+                    KvHandle* handle) {
   assert(!handle->active && chain.size() <= total_blocks);
   uint32_t hit = std::min(MatchPrefix(chain), max_hit_blocks);
   // Hit blocks that are evictable now will be pinned, so they cannot also be
@@ -103,10 +103,14 @@ void KvCache::ListAppend(uint32_t slot) {
 
 void KvCache::ListRemove(uint32_t slot) {
   Block& b = blocks_[slot];
-  if (b.prev != kNone) blocks_[b.prev].next = b.next;
-  else list_head_ = b.next;
-  if (b.next != kNone) blocks_[b.next].prev = b.prev;
-  else list_tail_ = b.prev;
+  if (b.prev != kNone)
+    blocks_[b.prev].next = b.next;
+  else
+    list_head_ = b.next;
+  if (b.next != kNone)
+    blocks_[b.next].prev = b.prev;
+  else
+    list_tail_ = b.prev;
   b.prev = b.next = kNone;
   --evictable_blocks_;
 }
@@ -146,7 +150,8 @@ std::string KvCache::CheckInvariants() const {
     const Block& b = blocks_[s];
     if (b.hash == 0) continue;
     if (index_.Find(b.hash) != s) return "cached block not indexed at its slot";
-    if (b.parent != kNone && blocks_[b.parent].pins < b.pins) return "block pinned more than its parent";
+    if (b.parent != kNone && blocks_[b.parent].pins < b.pins)
+      return "block pinned more than its parent";
   }
   return "";
 }

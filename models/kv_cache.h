@@ -99,7 +99,7 @@ class KvCache {
   void EvictHead();
 
   uint32_t capacity_;
-  std::vector<Block> blocks_;       // slots for cached blocks
+  std::vector<Block> blocks_;  // slots for cached blocks
   std::vector<uint32_t> free_slots_;
   sim::FlatHashIndex index_;
   uint32_t list_head_ = kNone;

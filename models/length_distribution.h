@@ -14,11 +14,11 @@ namespace kvroute::models {
 struct LengthDistribution {
   enum class Kind { kFixed, kUniform, kLognormal };
   Kind kind = Kind::kFixed;
-  double value = 0;    // kFixed
-  double min = 0;      // kUniform bounds; clamp for kLognormal
+  double value = 0;  // kFixed
+  double min = 0;    // kUniform bounds; clamp for kLognormal
   double max = 0;
-  double median = 0;   // kLognormal: exp(mu)
-  double sigma = 0;    // kLognormal: standard deviation of log(length)
+  double median = 0;  // kLognormal: exp(mu)
+  double sigma = 0;   // kLognormal: standard deviation of log(length)
 
   // A draw rounded to the nearest integer and clamped to [min, max] where set.
   uint32_t Draw(sim::RandomStream& rng) const;

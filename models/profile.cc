@@ -61,8 +61,8 @@ std::vector<Profile> MakeBuiltinProfiles() {
   p.iteration_overhead_s = 2e-3;
   p.gpu_memory_utilization = 0.9;
   p.activation_reserve_bytes = 4e9;
-  p.calibration = {{1, 5.70, kVidur8B},     {128, 6.56, kVidur8B},  {512, 11.87, kVidur8B},
-                   {1024, 21.82, kVidur8B}, {2048, 43.2, kVidur8B}, {4096, 90.8, kVidur8B},
+  p.calibration = {{1, 5.70, kVidur8B},     {128, 6.56, kVidur8B},   {512, 11.87, kVidur8B},
+                   {1024, 21.82, kVidur8B}, {2048, 43.2, kVidur8B},  {4096, 90.8, kVidur8B},
                    {8192, 184.3, kVidur8B}, {16384, 366.5, kVidur8B}};
   profiles.push_back(p);
 
@@ -96,8 +96,8 @@ double Profile::KvBytesPerToken() const {
 double Profile::WeightBytes() const { return model.TotalParams() * weight_bytes_per_param; }
 
 int64_t Profile::KvCapacityBlocks() const {
-  double usable = tensor_parallel * (hardware.memory_bytes * gpu_memory_utilization -
-                                     activation_reserve_bytes) -
+  double usable = tensor_parallel *
+                      (hardware.memory_bytes * gpu_memory_utilization - activation_reserve_bytes) -
                   WeightBytes();
   if (usable <= 0) return 0;
   double tokens = usable / KvBytesPerToken();

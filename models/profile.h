@@ -13,10 +13,10 @@ namespace kvroute::models {
 
 struct Hardware {
   std::string name;
-  double peak_flops_16bit = 0;  // dense BF16/FP16 tensor FLOP/s per GPU
-  double peak_flops_fp8 = 0;    // dense FP8 tensor FLOP/s per GPU
-  double hbm_bytes_per_s = 0;   // HBM bandwidth per GPU
-  double memory_bytes = 0;      // HBM capacity per GPU
+  double peak_flops_16bit = 0;    // dense BF16/FP16 tensor FLOP/s per GPU
+  double peak_flops_fp8 = 0;      // dense FP8 tensor FLOP/s per GPU
+  double hbm_bytes_per_s = 0;     // HBM bandwidth per GPU
+  double memory_bytes = 0;        // HBM capacity per GPU
   double nvlink_bytes_per_s = 0;  // per GPU, bidirectional
 };
 
@@ -39,9 +39,9 @@ struct ModelArchitecture {
 
 // One published measurement the profile is calibrated against.
 struct CalibrationPoint {
-  int batch_tokens;     // tokens in one forward pass
-  double linear_ms;     // measured time of the linear layers alone
-  std::string source;   // where the number was published
+  int batch_tokens;    // tokens in one forward pass
+  double linear_ms;    // measured time of the linear layers alone
+  std::string source;  // where the number was published
 };
 
 struct Profile {
@@ -55,12 +55,12 @@ struct Profile {
   int block_size_tokens = 16;
 
   // Efficiency factors: the fraction of the roofline peak each part achieves.
-  double linear_compute_efficiency = 1;  // of peak tensor FLOP/s
-  double linear_memory_efficiency = 1;   // of HBM bandwidth, reading weights
+  double linear_compute_efficiency = 1;     // of peak tensor FLOP/s
+  double linear_memory_efficiency = 1;      // of HBM bandwidth, reading weights
   double attention_compute_efficiency = 1;  // prefill attention FLOP/s
   double attention_memory_efficiency = 1;   // decode attention, reading KV
   double allreduce_efficiency = 1;          // of NVLink bandwidth
-  double iteration_overhead_s = 0;  // scheduling, sampling, launch; per iteration
+  double iteration_overhead_s = 0;          // scheduling, sampling, launch; per iteration
 
   // KV pool sizing (vLLM's gpu_memory_utilization and a reserve for activations).
   double gpu_memory_utilization = 0.9;

@@ -8,13 +8,13 @@
 namespace kvroute::models {
 
 struct ReplicaLoad {
-  uint32_t waiting = 0;         // requests queued, not yet admitted
-  uint32_t running = 0;         // requests admitted (prefilling or decoding)
-  int64_t prefill_tokens = 0;   // prompt tokens still to compute; a waiting
-                                // request counts its whole prompt until its
-                                // cache hit is known at admission
-  int64_t decode_tokens = 0;    // output tokens still to generate
-  double kv_utilization = 0;    // used KV blocks / capacity
+  uint32_t waiting = 0;        // requests queued, not yet admitted
+  uint32_t running = 0;        // requests admitted (prefilling or decoding)
+  int64_t prefill_tokens = 0;  // prompt tokens still to compute; a waiting
+                               // request counts its whole prompt until its
+                               // cache hit is known at admission
+  int64_t decode_tokens = 0;   // output tokens still to generate
+  double kv_utilization = 0;   // used KV blocks / capacity
   bool healthy = true;
 
   // The walking skeleton's "outstanding work": tokens the replica still owes.

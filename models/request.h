@@ -14,7 +14,7 @@ namespace kvroute::models {
 struct Request {
   uint64_t id = 0;
   sim::Time arrival = 0;
-  uint32_t key = 0;     // routing key: business, tenant or conversation
+  uint32_t key = 0;  // routing key: business, tenant or conversation
   uint32_t tenant = 0;
   uint64_t session = 0;
   uint32_t prompt_tokens = 0;

@@ -22,8 +22,8 @@
 namespace kvroute::models {
 
 struct WorkloadConfig {
-  uint32_t keys = 1000;          // routing keys
-  double zipf_s = 1.0;           // key k (0-based) has weight 1/(k+1)^s
+  uint32_t keys = 1000;           // routing keys
+  double zipf_s = 1.0;            // key k (0-based) has weight 1/(k+1)^s
   uint32_t system_tokens = 1024;  // shared system prompt of each key
   LengthDistribution new_tokens = LengthDistribution::Fixed(256);  // unique part of each prompt
   LengthDistribution output_tokens = LengthDistribution::Fixed(128);

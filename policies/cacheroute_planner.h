@@ -19,8 +19,8 @@
 namespace kvroute::policies {
 
 struct PlannerConfig {
-  uint32_t destinations = 0;          // R
-  double q_cap = 0;                   // req/s one destination sustains within SLO
+  uint32_t destinations = 0;           // R
+  double q_cap = 0;                    // req/s one destination sustains within SLO
   uint32_t slots_per_destination = 0;  // W: warm prefix slots per destination
 };
 
@@ -35,7 +35,7 @@ class RoutingPlan {
   bool Admitted(uint32_t key) const { return !Members(key).empty(); }
 
   uint32_t admitted_keys() const { return admitted_keys_; }
-  uint64_t slots_used() const { return slots_used_; }  // Σ k_b over admitted keys
+  uint64_t slots_used() const { return slots_used_; }        // Σ k_b over admitted keys
   double cold_tail_rate() const { return cold_tail_rate_; }  // req/s not admitted
   // Expected req/s at each destination: cold-tail share plus placed shares.
   const std::vector<double>& expected_load() const { return expected_load_; }

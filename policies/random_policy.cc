@@ -19,7 +19,9 @@ class RandomPolicy : public Policy {
 }  // namespace
 
 PolicyInfo RandomPolicyInfo() {
-  return {"random", "a healthy replica drawn uniformly at random", {},
+  return {"random",
+          "a healthy replica drawn uniformly at random",
+          {},
           [](const Params&, const PolicyContext& ctx) {
             return std::make_unique<RandomPolicy>(ctx.seed);
           }};

@@ -38,9 +38,9 @@ const PolicyInfo& FindPolicy(std::string_view name) {
   for (const PolicyInfo& info : PolicyTable()) {
     if (info.name == name) return info;
   }
-  throw PolicyConfigError("unknown policy '" + std::string(name) + "' (valid: " +
-                          JoinNames(PolicyTable(), [](const PolicyInfo& p) { return p.name; }) +
-                          ")");
+  throw PolicyConfigError(
+      "unknown policy '" + std::string(name) +
+      "' (valid: " + JoinNames(PolicyTable(), [](const PolicyInfo& p) { return p.name; }) + ")");
 }
 
 Params ResolveParams(const PolicyInfo& info, const std::vector<ParamValue>& given) {
@@ -55,11 +55,10 @@ Params ResolveParams(const PolicyInfo& info, const std::vector<ParamValue>& give
     while (i < names.size() && names[i] != value.name) ++i;
     std::string prefix = value.where.empty() ? "" : value.where + ": ";
     if (i == names.size()) {
-      std::string valid = info.params.empty()
-                              ? "it takes none"
-                              : "valid: " + JoinNames(info.params, [](const ParamSpec& p) {
-                                  return p.name;
-                                });
+      std::string valid =
+          info.params.empty()
+              ? "it takes none"
+              : "valid: " + JoinNames(info.params, [](const ParamSpec& p) { return p.name; });
       throw PolicyConfigError(prefix + "unknown parameter '" + value.name + "' for policy '" +
                               info.name + "' (" + valid + ")");
     }

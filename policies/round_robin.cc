@@ -27,7 +27,9 @@ class RoundRobinPolicy : public Policy {
 }  // namespace
 
 PolicyInfo RoundRobinPolicyInfo() {
-  return {"round_robin", "the next healthy replica in turn (SGLang round_robin)", {},
+  return {"round_robin",
+          "the next healthy replica in turn (SGLang round_robin)",
+          {},
           [](const Params&, const PolicyContext&) { return std::make_unique<RoundRobinPolicy>(); }};
 }
 

@@ -12,16 +12,16 @@
 namespace kvroute::sim {
 
 enum class EventKind : uint8_t {
-  kArrival,          // the next request of the workload arrives
-  kIterationDone,    // replica `target` finished its current batch
-  kControlTick,      // the policy's periodic control interval elapsed
+  kArrival,        // the next request of the workload arrives
+  kIterationDone,  // replica `target` finished its current batch
+  kControlTick,    // the policy's periodic control interval elapsed
 };
 
 struct Event {
   Time time;
   uint64_t sequence;  // insertion order; breaks ties between equal times
   EventKind kind;
-  uint32_t target;    // replica index for kIterationDone, unused otherwise
+  uint32_t target;  // replica index for kIterationDone, unused otherwise
 };
 
 class EventQueue {

@@ -18,7 +18,9 @@ inline uint64_t Mix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-inline uint64_t Combine(uint64_t a, uint64_t b) { return Mix64(a ^ Mix64(b + 0x632be59bd9b4e019ULL)); }
+inline uint64_t Combine(uint64_t a, uint64_t b) {
+  return Mix64(a ^ Mix64(b + 0x632be59bd9b4e019ULL));
+}
 
 // FNV-1a over the bytes of a string.
 inline uint64_t HashString(std::string_view s) {

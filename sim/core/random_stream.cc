@@ -1,9 +1,9 @@
 #include "sim/core/random_stream.h"
 
-#include <cmath>
 #include <boost/random/normal_distribution.hpp>
 #include <boost/random/uniform_int_distribution.hpp>
 #include <cassert>
+#include <cmath>
 
 #include "sim/core/hashing.h"
 

@@ -42,7 +42,8 @@ po::variables_map Parse(int argc, const char* const* argv, const po::options_des
                         const po::positional_options_description& positional) {
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(), vm);
+    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(),
+              vm);
     po::notify(vm);
   } catch (const po::error& e) {
     throw UsageError(e.what());
@@ -78,7 +79,8 @@ std::vector<std::string> SplitCommas(const std::string& text) {
 Scenario Load(const po::variables_map& vm) {
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
-  if (!vm.count("scenario")) return LoadScenarioText(QuickstartYaml(), "built-in quickstart", overrides);
+  if (!vm.count("scenario"))
+    return LoadScenarioText(QuickstartYaml(), "built-in quickstart", overrides);
   return LoadScenarioFile(vm["scenario"].as<std::string>(), overrides);
 }
 
@@ -86,8 +88,9 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   po::options_description options("run");
   options.add_options()("scenario", po::value<std::string>())(
       "set", po::value<std::vector<std::string>>()->composing())("out", po::value<std::string>())(
-      "jobs", po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())))(
-      "seeds", po::value<unsigned>())("policies", po::value<std::string>())("quiet", po::bool_switch());
+      "jobs", po::value<unsigned>()->default_value(std::max(
+                  1u, std::thread::hardware_concurrency())))("seeds", po::value<unsigned>())(
+      "policies", po::value<std::string>())("quiet", po::bool_switch());
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm = Parse(argc, argv, options, positional);
@@ -103,7 +106,8 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
                              [&](const PolicySpec& p) { return p.name == name; });
       if (it == scenario.policies.end()) {
-        throw UsageError("--policies: '" + name + "' is not a policy of scenario '" + scenario.name + "'");
+        throw UsageError("--policies: '" + name + "' is not a policy of scenario '" +
+                         scenario.name + "'");
       }
       chosen.push_back(*it);
     }
@@ -118,8 +122,9 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   if (!quiet) {
     sweep.on_point = [&err, &scenario](size_t done, size_t total, const analysis::PointResult& p) {
       char line[200];
-      std::snprintf(line, sizeof line, "[%zu/%zu] %-12s qps %-8g seed %-4llu %s %.3f s  hit %.1f%%\n",
-                    done, total, p.policy.c_str(), p.qps, static_cast<unsigned long long>(p.seed),
+      std::snprintf(line, sizeof line,
+                    "[%zu/%zu] %-12s qps %-8g seed %-4llu %s %.3f s  hit %.1f%%\n", done, total,
+                    p.policy.c_str(), p.qps, static_cast<unsigned long long>(p.seed),
                     scenario.slos[0].Label().c_str(), p.slo_values[0], 100 * p.token_hit_rate);
       err << line << std::flush;
     };
@@ -168,7 +173,8 @@ int Point(int argc, const char* const* argv, std::ostream& out) {
     spec.policy_index = scenario.policies.size() - 1;
   }
   spec.qps = vm["qps"].as<double>();
-  if (!(spec.qps > 0) || !std::isfinite(spec.qps)) throw UsageError("--qps must be a positive number");
+  if (!(spec.qps > 0) || !std::isfinite(spec.qps))
+    throw UsageError("--qps must be a positive number");
   spec.seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : scenario.seed;
 
   analysis::PointResult result = RunPoint(scenario, spec);
@@ -183,8 +189,8 @@ int Point(int argc, const char* const* argv, std::ostream& out) {
       << result.ttft.p99 << " s\n"
       << "  tpot p50/p90/p99: " << result.tpot.p50 << " / " << result.tpot.p90 << " / "
       << result.tpot.p99 << " s\n"
-      << "  token hit rate: " << 100 * result.token_hit_rate << "%, imbalance "
-      << result.imbalance << "\n";
+      << "  token hit rate: " << 100 * result.token_hit_rate << "%, imbalance " << result.imbalance
+      << "\n";
   for (size_t i = 0; i < scenario.slos.size(); ++i) {
     out << "  " << scenario.slos[i].Label() << ": " << result.slo_values[i] << " s ("
         << (scenario.slos[i].Met(result.slo_values[i]) ? "met" : "missed") << ")\n";
@@ -206,8 +212,8 @@ int Validate(int argc, const char* const* argv, std::ostream& out) {
   out << s.source << ": ok — scenario '" << s.name << "': " << s.replica_count() << " replicas of "
       << s.profile << " (" << blocks << " KV blocks of " << profile.block_size_tokens
       << " tokens each), " << s.workload.keys << " keys; " << s.policies.size() << " policies x "
-      << s.qps.size() << " loads x " << s.seeds << " seeds = "
-      << s.policies.size() * s.qps.size() * s.seeds << " points\n";
+      << s.qps.size() << " loads x " << s.seeds
+      << " seeds = " << s.policies.size() * s.qps.size() * s.seeds << " points\n";
   return 0;
 }
 

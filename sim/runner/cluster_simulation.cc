@@ -46,7 +46,8 @@ class ClusterSimulation : public models::ReplicaObserver {
   analysis::PointResult Run(RunStatistics* statistics) {
     if (workload_.Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
     const Time interval = policy_->ControlInterval();
-    if (interval > 0 && interval < end_of_arrivals_) events_.Push(interval, EventKind::kControlTick);
+    if (interval > 0 && interval < end_of_arrivals_)
+      events_.Push(interval, EventKind::kControlTick);
 
     uint64_t handled = 0;
     while (!events_.Empty() && events_.Top().time <= hard_stop_) {

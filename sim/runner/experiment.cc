@@ -43,7 +43,8 @@ analysis::SweepResults RunSweep(const Scenario& scenario, const SweepOptions& op
       if (options.on_point) options.on_point(done, specs.size(), results.points[i]);
     }
   };
-  unsigned threads = std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(specs.size())));
+  unsigned threads =
+      std::max(1u, std::min<unsigned>(options.jobs, static_cast<unsigned>(specs.size())));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();

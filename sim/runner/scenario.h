@@ -24,15 +24,15 @@ struct DeploymentSpec {
 struct PolicySpec {
   std::string name;
   std::vector<policies::ParamValue> params;  // as given; defaults fill the rest
-  std::string where;                          // file:line of the entry
+  std::string where;                         // file:line of the entry
 };
 
 struct Scenario {
   std::string name;
-  std::string source;  // the file it came from, or "built-in quickstart"
-  std::string yaml;    // the full scenario text as run, overrides applied
-  uint64_t seed = 1;       // first paired seed; the others follow it
-  uint32_t seeds = 1;      // paired seeds
+  std::string source;       // the file it came from, or "built-in quickstart"
+  std::string yaml;         // the full scenario text as run, overrides applied
+  uint64_t seed = 1;        // first paired seed; the others follow it
+  uint32_t seeds = 1;       // paired seeds
   double duration_s = 300;  // arrivals stop here
   double warmup_s = 30;     // requests arriving earlier are not measured
   double drain_s = 120;     // after duration_s, how long in-flight work may finish
@@ -44,8 +44,8 @@ struct Scenario {
 
   models::WorkloadConfig workload;
   std::vector<PolicySpec> policies;
-  std::vector<double> qps;        // the load grid, ascending
-  double reference_qps = 0;       // common load for the table; 0 means the middle of the grid
+  std::vector<double> qps;   // the load grid, ascending
+  double reference_qps = 0;  // common load for the table; 0 means the middle of the grid
   std::vector<analysis::Slo> slos;
 
   uint32_t replica_count() const {

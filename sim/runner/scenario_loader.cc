@@ -39,7 +39,8 @@ class Context {
     std::string overridden = OverrideFor(path);
     if (!overridden.empty()) return "--set " + overridden;
     std::string where = source_;
-    if (node.IsDefined() && node.Mark().line >= 0) where += ":" + std::to_string(node.Mark().line + 1);
+    if (node.IsDefined() && node.Mark().line >= 0)
+      where += ":" + std::to_string(node.Mark().line + 1);
     return where + ": key '" + path + "'";
   }
 
@@ -72,7 +73,9 @@ class MapReader {
     if (!node_.IsMap()) ctx_.Fail(node_, path_.empty() ? "(top level)" : path_, "expected a map");
   }
 
-  std::string Child(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+  std::string Child(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
 
   YAML::Node Take(const std::string& key) {
     allowed_.push_back(key);
@@ -211,9 +214,10 @@ void ParseCluster(MapReader& top, Scenario* s) {
   }
   if (YAML::Node sched = cluster.Take("scheduler"); sched.IsDefined()) {
     MapReader m(cluster.ctx(), sched, "cluster.scheduler");
-    s->scheduler.max_num_batched_tokens =
-        static_cast<int>(m.Integer("max_num_batched_tokens", s->scheduler.max_num_batched_tokens, 1));
-    s->scheduler.max_num_seqs = static_cast<int>(m.Integer("max_num_seqs", s->scheduler.max_num_seqs, 1));
+    s->scheduler.max_num_batched_tokens = static_cast<int>(
+        m.Integer("max_num_batched_tokens", s->scheduler.max_num_batched_tokens, 1));
+    s->scheduler.max_num_seqs =
+        static_cast<int>(m.Integer("max_num_seqs", s->scheduler.max_num_seqs, 1));
     m.Finish();
   }
   s->kv_blocks = static_cast<int64_t>(cluster.Integer("kv_blocks", 0, 1, 1ULL << 31));
@@ -236,7 +240,8 @@ void ParseWorkload(MapReader& top, Scenario* s) {
   }
   if (YAML::Node prompt = w.Take("prompt"); prompt.IsDefined()) {
     MapReader m(w.ctx(), prompt, "workload.prompt");
-    c.system_tokens = static_cast<uint32_t>(m.Integer("system_tokens", c.system_tokens, 0, 10'000'000));
+    c.system_tokens =
+        static_cast<uint32_t>(m.Integer("system_tokens", c.system_tokens, 0, 10'000'000));
     if (YAML::Node n = m.Take("new_tokens"); n.IsDefined()) {
       c.new_tokens = ParseLength(w.ctx(), n, "workload.prompt.new_tokens");
     }
@@ -260,7 +265,8 @@ void ParseWorkload(MapReader& top, Scenario* s) {
 void ParsePolicies(MapReader& top, Scenario* s) {
   YAML::Node list = top.Required("policies");
   const Context& ctx = top.ctx();
-  if (!list.IsSequence() || list.size() == 0) ctx.Fail(list, "policies", "expected a non-empty list");
+  if (!list.IsSequence() || list.size() == 0)
+    ctx.Fail(list, "policies", "expected a non-empty list");
   for (size_t i = 0; i < list.size(); ++i) {
     std::string path = "policies[" + std::to_string(i) + "]";
     YAML::Node entry = list[i];
@@ -296,7 +302,8 @@ void ParsePolicies(MapReader& top, Scenario* s) {
       throw ScenarioError(message);
     }
     for (const PolicySpec& other : s->policies) {
-      if (other.name == spec.name) ctx.Fail(entry, path, "policy '" + spec.name + "' is listed twice");
+      if (other.name == spec.name)
+        ctx.Fail(entry, path, "policy '" + spec.name + "' is listed twice");
     }
     s->policies.push_back(spec);
   }
@@ -305,11 +312,12 @@ void ParsePolicies(MapReader& top, Scenario* s) {
 void ParseSweep(MapReader& top, Scenario* s) {
   MapReader sweep(top.ctx(), top.Required("sweep"), "sweep");
   YAML::Node qps = sweep.Required("qps");
-  if (!qps.IsSequence() || qps.size() == 0) top.ctx().Fail(qps, "sweep.qps", "expected a non-empty list");
+  if (!qps.IsSequence() || qps.size() == 0)
+    top.ctx().Fail(qps, "sweep.qps", "expected a non-empty list");
   for (size_t i = 0; i < qps.size(); ++i) {
     double value = 0;
-    if (!qps[i].IsScalar() || !YAML::convert<double>::decode(qps[i], value) ||
-        !(value > 0) || !std::isfinite(value)) {
+    if (!qps[i].IsScalar() || !YAML::convert<double>::decode(qps[i], value) || !(value > 0) ||
+        !std::isfinite(value)) {
       top.ctx().Fail(qps[i], "sweep.qps[" + std::to_string(i) + "]", "expected a positive number");
     }
     if (!s->qps.empty() && value <= s->qps.back()) {
@@ -336,10 +344,15 @@ void ParseSlos(MapReader& top, Scenario* s) {
     analysis::Slo slo;
     YAML::Node metric_node = At(list[i], "metric");
     std::string metric = m.String("metric", "ttft");
-    if (metric == "ttft") slo.metric = analysis::LatencyMetric::kTtft;
-    else if (metric == "tpot") slo.metric = analysis::LatencyMetric::kTpot;
-    else if (metric == "e2e") slo.metric = analysis::LatencyMetric::kE2e;
-    else ctx.Fail(metric_node, path + ".metric", "unknown metric '" + metric + "' (valid: ttft, tpot, e2e)");
+    if (metric == "ttft")
+      slo.metric = analysis::LatencyMetric::kTtft;
+    else if (metric == "tpot")
+      slo.metric = analysis::LatencyMetric::kTpot;
+    else if (metric == "e2e")
+      slo.metric = analysis::LatencyMetric::kE2e;
+    else
+      ctx.Fail(metric_node, path + ".metric",
+               "unknown metric '" + metric + "' (valid: ttft, tpot, e2e)");
     slo.percentile = m.Number("percentile", 99, 1e-9, 100);
     YAML::Node threshold = m.Required("threshold_s");
     slo.threshold_s = m.Number("threshold_s", 0, 1e-9);
@@ -388,7 +401,8 @@ Scenario Parse(const std::string& text, const std::string& source,
   try {
     root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
-    throw ScenarioError(source + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
+    throw ScenarioError(source + ":" + std::to_string(e.mark.line + 1) +
+                        ": invalid YAML: " + e.msg);
   }
   if (!root.IsMap()) throw ScenarioError(source + ": expected a map at the top level");
   for (const std::string& o : overrides) ApplyOverride(root, o, &ctx);

@@ -1,0 +1,144 @@
+// End-to-end: the kvroute command line on the built-in quickstart, as README
+// tells a user to run it.
+#include "sim/runner/cli.h"
+
+#include <H5Cpp.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+namespace kvroute::sim {
+namespace {
+
+struct Outcome {
+  int status;
+  std::string out, err;
+};
+
+Outcome Cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "kvroute");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  int status = RunCli(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {status, out.str(), err.str()};
+}
+
+std::filesystem::path TempDir() {
+  auto dir = std::filesystem::temp_directory_path() / "kvroute_e2e";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// token_hit_rate_at_reference per policy for the first SLO, from /summary.
+std::map<std::string, double> SummaryHitRates(const std::string& path) {
+  H5::H5File file(path, H5F_ACC_RDONLY);
+  H5::DataSet summary = file.openDataSet("summary");
+  size_t rows = summary.getSpace().getSimpleExtentNpoints();
+  struct Row {
+    char policy[64];
+    uint64_t slo_index;
+    double hit;
+  };
+  H5::CompType type(sizeof(Row));
+  type.insertMember("policy", HOFFSET(Row, policy), H5::StrType(H5::PredType::C_S1, 64));
+  type.insertMember("slo_index", HOFFSET(Row, slo_index), H5::PredType::NATIVE_UINT64);
+  type.insertMember("token_hit_rate_at_reference", HOFFSET(Row, hit), H5::PredType::NATIVE_DOUBLE);
+  std::vector<Row> data(rows);
+  summary.read(data.data(), type);
+  std::map<std::string, double> hits;
+  for (const Row& row : data) {
+    if (row.slo_index == 0) hits[row.policy] = row.hit;
+  }
+  return hits;
+}
+
+TEST(CliTest, QuickstartRunPrintsTheTableAndWritesTheFile) {
+  std::string path = (TempDir() / "quickstart.h5").string();
+  std::filesystem::remove(path);
+  Outcome o = Cli({"run", "--quiet", "--jobs", "2", "--out", path});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(o.err, "");  // --quiet
+  for (const char* policy : {"flat_lb", "sticky", "cacheroute"}) {
+    EXPECT_TRUE(std::regex_search(
+        o.out, std::regex(std::string("\n") + policy + R"( +\d+\.\d( \[[-\d.]+, [-\d.]+\])? +)")))
+        << policy << "\n"
+        << o.out;
+  }
+  EXPECT_NE(o.out.find("SLO p99 ttft <= 2s"), std::string::npos);
+  EXPECT_NE(o.out.find("wrote " + path), std::string::npos);
+  ASSERT_TRUE(std::filesystem::exists(path));
+  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+
+  std::map<std::string, double> hits = SummaryHitRates(path);
+  ASSERT_EQ(hits.size(), 3u);
+  EXPECT_GT(hits["sticky"], hits["flat_lb"]);
+  EXPECT_GT(hits["cacheroute"], hits["flat_lb"]);
+  H5::H5File file(path, H5F_ACC_RDONLY);
+  EXPECT_EQ(file.openDataSet("points").getSpace().getSimpleExtentNpoints(), 3 * 6 * 3);
+}
+
+TEST(CliTest, PointJsonIsIdenticalAcrossRuns) {
+  std::vector<std::string> args{
+      "point", "scenarios/quickstart.yaml", "--policy", "cacheroute", "--qps", "100", "--json"};
+  Outcome first = Cli(args), second = Cli(args);
+  ASSERT_EQ(first.status, 0) << first.err;
+  EXPECT_EQ(first.out, second.out);
+  EXPECT_TRUE(
+      std::regex_match(first.out, std::regex(R"(\{"policy":"cacheroute","qps":100,.*\}\n)")));
+  EXPECT_EQ(std::count(first.out.begin(), first.out.end(), '\n'), 1);
+}
+
+TEST(CliTest, ValidateRejectsAMisspelledKeyNamingItsLine) {
+  std::string path = (TempDir() / "misspelled.yaml").string();
+  std::ifstream in("scenarios/quickstart.yaml");
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string yaml = text.str();
+  size_t at = yaml.find("warmup_s:");
+  ASSERT_NE(at, std::string::npos);
+  int line = 1 + static_cast<int>(std::count(yaml.begin(), yaml.begin() + at, '\n'));
+  yaml.replace(at, 9, "warmup_z:");
+  std::ofstream(path) << yaml;
+  Outcome o = Cli({"validate", path});
+  EXPECT_NE(o.status, 0);
+  EXPECT_NE(o.err.find(path + ":" + std::to_string(line) + ": key 'warmup_z': unknown key"),
+            std::string::npos)
+      << o.err;
+  EXPECT_EQ(o.out, "");
+}
+
+TEST(CliTest, ValidateAcceptsTheQuickstart) {
+  Outcome o = Cli({"validate", "scenarios/quickstart.yaml"});
+  EXPECT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(o.out.find("ok"), std::string::npos);
+}
+
+TEST(CliTest, PoliciesListsEveryPolicyWithItsParameters) {
+  Outcome o = Cli({"policies"});
+  EXPECT_EQ(o.status, 0);
+  for (const char* text : {"round_robin", "random", "flat_lb", "sticky", "cacheroute", "q_cap = 12",
+                           "slots_per_replica = 16", "virtual_nodes = 100"}) {
+    EXPECT_NE(o.out.find(text), std::string::npos) << text;
+  }
+}
+
+TEST(CliTest, UsageErrorsExitNonZeroAndWriteNothing) {
+  std::string path = (TempDir() / "never.h5").string();
+  std::filesystem::remove(path);
+  EXPECT_EQ(Cli({"frobnicate"}).status, 2);
+  EXPECT_EQ(Cli({"point", "scenarios/quickstart.yaml", "--qps", "10"}).status, 2);  // no --policy
+  Outcome o = Cli({"run", "--policies", "nope", "--out", path});
+  EXPECT_NE(o.status, 0);
+  EXPECT_NE(o.err.find("'nope'"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(path));
+  EXPECT_NE(Cli({"run", "does-not-exist.yaml", "--out", path}).status, 0);
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+}  // namespace
+}  // namespace kvroute::sim

@@ -1,0 +1,152 @@
+#include "models/replica.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "models/workload.h"
+
+namespace kvroute::models {
+namespace {
+
+// Drives one replica by hand: requests are enqueued at time 0 and iterations
+// run back to back until the replica is idle.
+class ReplicaTest : public ::testing::Test, public ReplicaObserver {
+ protected:
+  void Make(SchedulerConfig config, uint32_t kv_blocks) {
+    replica_ = std::make_unique<Replica>(0, cost_, config, kv_blocks, 16, pool_, load_);
+  }
+
+  uint32_t Add(uint32_t prompt_tokens, uint32_t output_tokens, uint64_t prefix_tag,
+               uint32_t shared_blocks) {
+    uint32_t slot = pool_.Acquire();
+    Request& r = pool_[slot].request;
+    r.id = next_id_++;
+    r.prompt_tokens = prompt_tokens;
+    r.output_tokens = output_tokens;
+    uint64_t h = 1;
+    for (uint32_t j = 0; j < prompt_tokens / 16; ++j) {
+      uint64_t content =
+          j < shared_blocks ? sim::Combine(prefix_tag, j) : sim::Combine(r.id + 99, j);
+      r.block_hashes.push_back(h = sim::ChainBlockHash(h, content));
+    }
+    EXPECT_TRUE(replica_->Enqueue(slot));
+    return slot;
+  }
+
+  // Runs iterations until idle; returns the number of iterations.
+  int RunToIdle() {
+    int iterations = 0;
+    for (;;) {
+      sim::Time d = replica_->StartIteration(now_, *this);
+      if (d == 0) return iterations;
+      now_ += d;
+      replica_->FinishIteration(now_, *this);
+      ++iterations;
+      EXPECT_EQ(replica_->kv_cache().CheckInvariants(), "");
+      EXPECT_LE(replica_->kv_cache().used_blocks(), replica_->kv_cache().capacity_blocks());
+    }
+  }
+
+  void OnAdmitted(uint32_t slot, sim::Time) override { admitted_.push_back(slot); }
+  void OnFirstToken(uint32_t slot, sim::Time) override { first_tokens_.push_back(slot); }
+  void OnCompleted(uint32_t slot, sim::Time t) override {
+    completed_.push_back(slot);
+    completion_time_[slot] = t;
+  }
+
+  FixedCostModel cost_{sim::FromSeconds(0.01)};
+  RequestPool pool_;
+  ReplicaLoad load_;
+  std::unique_ptr<Replica> replica_;
+  sim::Time now_ = 0;
+  uint64_t next_id_ = 0;
+  std::vector<uint32_t> admitted_, first_tokens_, completed_;
+  std::map<uint32_t, sim::Time> completion_time_;
+};
+
+TEST_F(ReplicaTest, EveryRequestCompletesAndTheBudgetHolds) {
+  Make(SchedulerConfig{.max_num_batched_tokens = 512, .max_num_seqs = 8}, 2000);
+  for (int i = 0; i < 40; ++i) Add(100 + 37 * i, 1 + i % 9, i % 3, 4);
+  RunToIdle();
+  EXPECT_EQ(completed_.size(), 40u);
+  EXPECT_EQ(first_tokens_.size(), 40u);
+  EXPECT_LE(replica_->counters().max_batch_tokens, 512u);
+  EXPECT_EQ(load_.waiting, 0u);
+  EXPECT_EQ(load_.running, 0u);
+  EXPECT_EQ(load_.prefill_tokens, 0);
+  EXPECT_EQ(load_.decode_tokens, 0);
+  EXPECT_EQ(replica_->kv_cache().used_blocks(), replica_->kv_cache().cached_blocks());
+}
+
+TEST_F(ReplicaTest, ChunkedPrefillTakesAsManyIterationsAsTheBudgetNeeds) {
+  Make(SchedulerConfig{.max_num_batched_tokens = 256, .max_num_seqs = 8}, 2000);
+  Add(1000, 1, 1, 0);
+  // ceil(1000 / 256) = 4 prefill iterations; the last samples the only token.
+  EXPECT_EQ(RunToIdle(), 4);
+}
+
+TEST_F(ReplicaTest, DecodeTakesOneIterationPerTokenAfterTheFirst) {
+  Make(SchedulerConfig{}, 2000);
+  uint32_t slot = Add(64, 5, 1, 0);
+  EXPECT_EQ(RunToIdle(), 5);  // one prefill (first token) + four decodes
+  EXPECT_EQ(completion_time_[slot], sim::FromSeconds(0.05));
+}
+
+TEST_F(ReplicaTest, CachedPrefixIsServedAtAdmission) {
+  Make(SchedulerConfig{}, 2000);
+  Add(320, 1, 7, 10);  // 20 blocks, the first 10 shared
+  RunToIdle();
+  uint32_t second = Add(320, 1, 7, 10);
+  replica_->StartIteration(now_, *this);
+  EXPECT_EQ(pool_[second].hit_tokens, 160u);  // counted when scheduled
+  EXPECT_EQ(pool_[second].computed_tokens, 160u);
+}
+
+TEST_F(ReplicaTest, FullyCachedPromptStillComputesItsLastBlock) {
+  Make(SchedulerConfig{}, 2000);
+  Add(320, 1, 7, 20);
+  RunToIdle();
+  uint32_t again = Add(320, 1, 7, 20);
+  replica_->StartIteration(now_, *this);
+  EXPECT_EQ(pool_[again].hit_tokens, 304u);  // 19 of 20 blocks, as vLLM
+}
+
+TEST_F(ReplicaTest, HeadOfQueueWaitsForBlocksAndBlocksTheRest) {
+  Make(SchedulerConfig{}, 30);
+  uint32_t big = Add(400, 10, 1, 0);     // 26 blocks
+  uint32_t bigger = Add(400, 10, 2, 0);  // needs 26 more: must wait for the first
+  uint32_t small = Add(16, 1, 3, 0);     // would fit, but FCFS keeps it behind
+  replica_->StartIteration(now_, *this);
+  EXPECT_TRUE(pool_[big].admitted);
+  EXPECT_FALSE(pool_[bigger].admitted);
+  EXPECT_FALSE(pool_[small].admitted);
+  EXPECT_EQ(load_.waiting, 2u);
+  now_ += sim::FromSeconds(0.01);
+  replica_->FinishIteration(now_, *this);
+  RunToIdle();
+  EXPECT_EQ(admitted_, (std::vector<uint32_t>{big, bigger, small}));
+  EXPECT_EQ(completed_.size(), 3u);
+}
+
+TEST_F(ReplicaTest, RunningSequencesAreCapped) {
+  Make(SchedulerConfig{.max_num_batched_tokens = 8192, .max_num_seqs = 3}, 2000);
+  for (int i = 0; i < 5; ++i) Add(32, 4, i, 0);
+  replica_->StartIteration(now_, *this);
+  EXPECT_EQ(load_.running, 3u);
+  EXPECT_EQ(load_.waiting, 2u);
+}
+
+TEST_F(ReplicaTest, RequestLargerThanThePoolIsRefused) {
+  Make(SchedulerConfig{}, 10);
+  uint32_t slot = pool_.Acquire();
+  pool_[slot].request.prompt_tokens = 200;
+  pool_[slot].request.output_tokens = 1;
+  EXPECT_FALSE(replica_->Enqueue(slot));
+  EXPECT_EQ(load_.waiting, 0u);
+}
+
+}  // namespace
+}  // namespace kvroute::models

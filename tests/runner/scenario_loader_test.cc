@@ -1,0 +1,135 @@
+#include "sim/runner/scenario_loader.h"
+
+#include <gtest/gtest.h>
+
+namespace kvroute::sim {
+namespace {
+
+const char kMinimal[] = R"(name: tiny
+seed: 4
+seeds: 2
+duration_s: 60
+warmup_s: 10
+cluster:
+  profile: h100-llama3.1-8b-bf16
+  deployments: [{name: main, replicas: 2}]
+workload:
+  keys: 20
+  prompt: {system_tokens: 64, new_tokens: {kind: uniform, min: 10, max: 20}}
+  output_tokens: 8
+policies:
+  - flat_lb
+  - {name: cacheroute, q_cap: 5}
+sweep: {qps: [1, 2, 4]}
+slo: [{metric: ttft, percentile: 99, threshold_s: 1}]
+)";
+
+std::string ErrorOf(const std::string& text, const std::vector<std::string>& overrides = {}) {
+  try {
+    LoadScenarioText(text, "s.yaml", overrides);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string Replace(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return text.replace(at, from.size(), to);
+}
+
+TEST(ScenarioLoaderTest, ReadsEveryField) {
+  Scenario s = LoadScenarioText(kMinimal, "s.yaml");
+  EXPECT_EQ(s.name, "tiny");
+  EXPECT_EQ(s.SeedList(), (std::vector<uint64_t>{4, 5}));
+  EXPECT_EQ(s.replica_count(), 2u);
+  EXPECT_EQ(s.workload.keys, 20u);
+  EXPECT_EQ(s.workload.system_tokens, 64u);
+  EXPECT_EQ(s.workload.new_tokens.max, 20);
+  EXPECT_EQ(s.workload.output_tokens.value, 8);
+  ASSERT_EQ(s.policies.size(), 2u);
+  EXPECT_EQ(s.policies[1].params.at(0).name, "q_cap");
+  EXPECT_EQ(s.policies[1].params.at(0).value, 5);
+  EXPECT_EQ(s.qps, (std::vector<double>{1, 2, 4}));
+  EXPECT_EQ(s.reference_qps, 2);  // the middle of the grid
+  EXPECT_EQ(s.slos.at(0).threshold_s, 1);
+}
+
+TEST(ScenarioLoaderTest, MisspelledKeyNamesFileLineAndKey) {
+  std::string error = ErrorOf(Replace(kMinimal, "  keys: 20", "  kyes: 20"));
+  EXPECT_NE(error.find("s.yaml:10: key 'workload.kyes': unknown key"), std::string::npos) << error;
+  EXPECT_NE(error.find("keys"), std::string::npos);
+}
+
+TEST(ScenarioLoaderTest, MisspelledTopLevelKey) {
+  std::string error = ErrorOf(Replace(kMinimal, "warmup_s: 10", "warmpu_s: 10"));
+  EXPECT_NE(error.find("s.yaml:5: key 'warmpu_s'"), std::string::npos) << error;
+}
+
+TEST(ScenarioLoaderTest, UnknownPolicyParameterNamesItsLine) {
+  std::string error = ErrorOf(Replace(kMinimal, "q_cap: 5", "qcap: 5"));
+  EXPECT_NE(error.find("s.yaml:15"), std::string::npos) << error;
+  EXPECT_NE(error.find("unknown parameter 'qcap'"), std::string::npos) << error;
+}
+
+TEST(ScenarioLoaderTest, UnknownPolicyListsTheValidOnes) {
+  std::string error = ErrorOf(Replace(kMinimal, "  - flat_lb", "  - flat_bl"));
+  EXPECT_NE(error.find("s.yaml:14: key 'policies[0].name': unknown policy 'flat_bl'"),
+            std::string::npos)
+      << error;
+}
+
+TEST(ScenarioLoaderTest, WrongTypesAndRangesAreErrors) {
+  EXPECT_NE(ErrorOf(Replace(kMinimal, "seeds: 2", "seeds: two"))
+                .find("key 'seeds': expected a whole number"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Replace(kMinimal, "seeds: 2", "seeds: 0")).find("must be in [1"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Replace(kMinimal, "[1, 2, 4]", "[2, 1]")).find("strictly increasing"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Replace(kMinimal, "metric: ttft", "metric: latency")).find("unknown metric"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Replace(kMinimal, "warmup_s: 10", "warmup_s: 60")).find("less than duration_s"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(Replace(kMinimal, "profile: h100-llama3.1-8b-bf16", "profile: a100"))
+                .find("unknown profile 'a100'"),
+            std::string::npos);
+}
+
+TEST(ScenarioLoaderTest, MissingRequiredSectionIsAnError) {
+  std::string text = kMinimal;
+  text = text.substr(0, text.find("slo:"));
+  EXPECT_NE(ErrorOf(text).find("key 'slo': required key is missing"), std::string::npos);
+}
+
+TEST(ScenarioLoaderTest, InvalidYamlNamesTheLine) {
+  std::string error = ErrorOf("name: x\nseeds: [1, 2\n");
+  EXPECT_NE(error.find("s.yaml:"), std::string::npos) << error;
+}
+
+TEST(ScenarioLoaderTest, SetOverridesAnyKey) {
+  Scenario s = LoadScenarioText(kMinimal, "s.yaml",
+                                {"workload.keys=99", "sweep.qps=[3, 6]", "policies=[sticky]"});
+  EXPECT_EQ(s.workload.keys, 99u);
+  EXPECT_EQ(s.qps, (std::vector<double>{3, 6}));
+  EXPECT_EQ(s.policies.at(0).name, "sticky");
+  EXPECT_NE(s.yaml.find("99"), std::string::npos);  // the scenario as run
+}
+
+TEST(ScenarioLoaderTest, BadOverrideNamesTheOverride) {
+  std::string error = ErrorOf(kMinimal, {"workload.kyes=3"});
+  EXPECT_NE(error.find("--set workload.kyes"), std::string::npos) << error;
+  EXPECT_NE(ErrorOf(kMinimal, {"novalue"}).find("expected path.to.key=value"), std::string::npos);
+}
+
+TEST(ScenarioLoaderTest, QuickstartIsValid) {
+  Scenario s = LoadScenarioText(QuickstartYaml(), "built-in quickstart");
+  EXPECT_EQ(s.name, "quickstart");
+  EXPECT_GE(s.qps.size(), 6u);
+  EXPECT_GE(s.seeds, 3u);
+  EXPECT_EQ(s.replica_count(), 8u);
+}
+
+}  // namespace
+}  // namespace kvroute::sim
