@@ -1,5 +1,7 @@
 #include "sim/runner/cli.h"
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <boost/program_options.hpp>
@@ -119,14 +121,16 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
   SweepOptions sweep;
   sweep.jobs = std::max(1u, vm["jobs"].as<unsigned>());
+  // Progress goes to stderr through spdlog, one plain line per finished point.
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(err, /*force_flush=*/true);
+  spdlog::logger progress("kvroute", sink);
+  progress.set_pattern("%v");
   if (!quiet) {
-    sweep.on_point = [&err, &scenario](size_t done, size_t total, const analysis::PointResult& p) {
-      char line[200];
-      std::snprintf(line, sizeof line,
-                    "[%zu/%zu] %-12s qps %-8g seed %-4llu %s %.3f s  hit %.1f%%\n", done, total,
-                    p.policy.c_str(), p.qps, static_cast<unsigned long long>(p.seed),
-                    scenario.slos[0].Label().c_str(), p.slo_values[0], 100 * p.token_hit_rate);
-      err << line << std::flush;
+    sweep.on_point = [&progress, &scenario](size_t done, size_t total,
+                                            const analysis::PointResult& p) {
+      progress.info("[{}/{}] {:<12} qps {:<8g} seed {:<4} {} {:.3f} s  hit {:.1f}%", done, total,
+                    p.policy, p.qps, p.seed, scenario.slos[0].Label(), p.slo_values[0],
+                    100 * p.token_hit_rate);
     };
   }
   auto start = std::chrono::steady_clock::now();
@@ -143,8 +147,11 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   analysis::WriteResultsHdf5(out_path, attributes, results);
   uint64_t requests = 0;
   for (const analysis::PointResult& p : results.points) requests += p.offered;
+  char rate[64];
+  std::snprintf(rate, sizeof rate, "%.0f", static_cast<double>(requests) / took.count());
   out << "\nwrote " << out_path << " (" << results.points.size() << " points, " << requests
-      << " simulated requests in " << std::round(took.count() * 10) / 10 << " s)\n";
+      << " simulated requests in " << std::round(took.count() * 10) / 10 << " s on " << sweep.jobs
+      << " threads: " << rate << " requests per wall-second)\n";
   return 0;
 }
 
