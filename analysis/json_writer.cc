@@ -144,6 +144,8 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
   json.Integer(p.prefill_tokens_computed);
   json.Key("cache_evictions");
   json.Integer(p.cache_evictions);
+  json.Key("preemptions");
+  json.Integer(p.preemptions);
   json.Key("replica_requests");
   json.BeginArray();
   for (uint64_t n : p.replica_requests) json.Integer(n);

@@ -40,6 +40,7 @@ struct PointResult {
   double request_hit_rate = 0;  // share of those requests that hit at least one block
   uint64_t prefill_tokens_computed = 0;  // whole run, all replicas
   uint64_t cache_evictions = 0;          // whole run, all replicas
+  uint64_t preemptions = 0;              // by recompute; whole run, all replicas
 
   std::vector<uint64_t> replica_requests;  // dispatched after warm-up, per replica
   double imbalance = 0;                    // max/mean of replica_requests

@@ -20,8 +20,8 @@ uint32_t KvCache::MatchPrefix(std::span<const uint64_t> chain) const {
 
 bool KvCache::Admit(std::span<const uint64_t> chain, uint32_t total_blocks, uint32_t max_hit_blocks,
                     KvHandle* handle) {
-  assert(!handle->active && chain.size() <= total_blocks);
-  uint32_t hit = std::min(MatchPrefix(chain), max_hit_blocks);
+  assert(!handle->active);
+  uint32_t hit = std::min({MatchPrefix(chain), max_hit_blocks, total_blocks});
   // Hit blocks that are evictable now will be pinned, so they cannot also be
   // evicted to make room.
   uint32_t hit_evictable = 0;
@@ -40,12 +40,25 @@ bool KvCache::Admit(std::span<const uint64_t> chain, uint32_t total_blocks, uint
     Pin(slot);
     handle->pinned.push_back(slot);
   }
-  while (capacity_ - used_blocks() < needed) EvictHead();
+  MakeRoom(needed);
   private_blocks_ += needed;
   handle->private_blocks = needed;
   handle->hit_blocks = hit;
   handle->active = true;
   return true;
+}
+
+bool KvCache::Grow(uint32_t blocks, KvHandle* handle) {
+  assert(handle->active);
+  if (static_cast<uint64_t>(capacity_ - used_blocks()) + evictable_blocks_ < blocks) return false;
+  MakeRoom(blocks);
+  private_blocks_ += blocks;
+  handle->private_blocks += blocks;
+  return true;
+}
+
+void KvCache::MakeRoom(uint32_t needed) {
+  while (capacity_ - used_blocks() < needed) EvictHead();
 }
 
 void KvCache::Register(std::span<const uint64_t> chain, uint32_t upto, KvHandle* handle) {

@@ -32,6 +32,7 @@ struct KvHandle {
   bool active = false;
 
   uint32_t registered_blocks() const { return static_cast<uint32_t>(pinned.size()); }
+  uint32_t allocated_blocks() const { return registered_blocks() + private_blocks; }
 };
 
 struct KvCacheCounters {
@@ -51,12 +52,17 @@ class KvCache {
   uint32_t MatchPrefix(std::span<const uint64_t> chain) const;
 
   // Admits a request whose prompt has the full-block chain `chain` and which
-  // needs `total_blocks` blocks in all (prompt and output). Pins the cached
-  // prefix (at most `max_hit_blocks` blocks), evicts as needed and reserves the
-  // rest. Returns false, changing nothing, if the blocks cannot be had.
-  // REQUIRES: !handle->active, chain.size() <= total_blocks.
+  // needs `total_blocks` blocks for what it computes first (its cached prefix
+  // included). Pins the cached prefix (at most `max_hit_blocks` blocks), evicts
+  // as needed and reserves the rest. Returns false, changing nothing, if the
+  // blocks cannot be had. REQUIRES: !handle->active.
   bool Admit(std::span<const uint64_t> chain, uint32_t total_blocks, uint32_t max_hit_blocks,
              KvHandle* handle);
+
+  // Reserves `blocks` more blocks for a running request (a new chunk or a
+  // decode crossing into a new block), evicting as needed. Returns false,
+  // changing nothing, if they cannot be had. REQUIRES: handle->active.
+  bool Grow(uint32_t blocks, KvHandle* handle);
 
   // Makes blocks [registered, upto) of `chain` cacheable once their tokens are
   // computed. A block another request cached meanwhile is shared instead, and
@@ -92,6 +98,8 @@ class KvCache {
     uint32_t next = kNone;
   };
 
+  // Frees room for `needed` reserved blocks. REQUIRES: enough free + evictable.
+  void MakeRoom(uint32_t needed);
   void Pin(uint32_t slot);
   void Unpin(uint32_t slot);
   void ListAppend(uint32_t slot);

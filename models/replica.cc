@@ -10,86 +10,150 @@ Replica::Replica(uint32_t id, const CostModel& cost_model, SchedulerConfig confi
     : id_(id),
       cost_model_(cost_model),
       config_(config),
-      block_size_(block_size_tokens),
+      block_size_(static_cast<uint32_t>(block_size_tokens)),
       pool_(pool),
       load_(load),
       kv_(kv_blocks) {}
 
+uint32_t Replica::BlocksFor(uint32_t tokens) const {
+  return (tokens + block_size_ - 1) / block_size_;
+}
+
 uint32_t Replica::BlocksNeeded(const Request& request) const {
-  uint64_t tokens = uint64_t{request.prompt_tokens} + request.output_tokens;
-  return static_cast<uint32_t>((tokens + block_size_ - 1) / block_size_);
+  return BlocksFor(request.prompt_tokens + request.output_tokens);
+}
+
+// A request owes the router prefill work for every uncomputed token except the
+// one a decode feeds back, and decode work for every token not yet sampled.
+void Replica::Unaccount(const InFlightRequest& r) {
+  load_.prefill_tokens -= r.uncomputed_tokens() - (r.generated_tokens > 0 ? 1 : 0);
+  load_.decode_tokens -= r.remaining_output();
+}
+
+void Replica::Account(const InFlightRequest& r) {
+  load_.prefill_tokens += r.uncomputed_tokens() - (r.generated_tokens > 0 ? 1 : 0);
+  load_.decode_tokens += r.remaining_output();
 }
 
 bool Replica::Enqueue(uint32_t slot) {
-  const Request& request = pool_[slot].request;
-  if (BlocksNeeded(request) > kv_.capacity_blocks()) return false;
+  const InFlightRequest& r = pool_[slot];
+  if (BlocksNeeded(r.request) > kv_.capacity_blocks()) return false;
   waiting_.push_back(slot);
   ++load_.waiting;
-  load_.prefill_tokens += request.prompt_tokens;
-  load_.decode_tokens += request.output_tokens;
+  Account(r);
   return true;
 }
 
-bool Replica::TryAdmit(uint32_t slot) {
+void Replica::Schedule(uint32_t slot, uint32_t tokens, bool decode) {
   InFlightRequest& r = pool_[slot];
-  const Request& request = r.request;
-  // As vLLM, at least the last prompt token is always computed, so a fully
-  // cached prompt still has one block to prefill.
-  uint32_t max_hit_blocks = (request.prompt_tokens - 1) / block_size_;
-  if (!kv_.Admit(request.block_hashes, BlocksNeeded(request), max_hit_blocks, &r.kv)) return false;
-  r.hit_tokens = r.kv.hit_blocks * static_cast<uint32_t>(block_size_);
-  r.computed_tokens = r.hit_tokens;
-  r.admitted = true;
-  load_.prefill_tokens -= r.hit_tokens;
-  ++counters_.admitted;
-  return true;
-}
-
-void Replica::SchedulePrefillChunk(uint32_t slot, uint32_t budget, BatchShape* shape) {
-  InFlightRequest& r = pool_[slot];
-  uint32_t chunk = std::min(r.remaining_prefill(), budget);
-  shape->AddPrefillChunk(r.computed_tokens, chunk);
-  batch_.push_back(BatchEntry{slot, chunk});
-  // Blocks whose tokens this chunk computes become cacheable now; the next
-  // scheduling decision happens after the iteration has computed them.
+  batch_.push_back(BatchEntry{slot, tokens, decode});
+  budget_ -= tokens;
+  // Full prompt blocks whose tokens this iteration computes become cacheable
+  // now; the next scheduling decision comes after they are computed.
   uint32_t full_blocks = static_cast<uint32_t>(r.request.block_hashes.size());
-  uint32_t covered = std::min<uint32_t>(full_blocks, (r.computed_tokens + chunk) / block_size_);
-  kv_.Register(r.request.block_hashes, covered, &r.kv);
+  uint32_t covered = std::min(full_blocks, (r.computed_tokens + tokens) / block_size_);
+  if (covered > r.kv.registered_blocks()) kv_.Register(r.request.block_hashes, covered, &r.kv);
+}
+
+void Replica::Preempt(uint32_t slot) {
+  InFlightRequest& r = pool_[slot];
+  assert(!running_.empty() && running_.back() == slot);
+  for (size_t i = 0; i < batch_.size(); ++i) {
+    if (batch_[i].slot == slot) {  // scheduled earlier in this iteration: take it back
+      budget_ += batch_[i].tokens;
+      batch_.erase(batch_.begin() + static_cast<long>(i));
+      break;
+    }
+  }
+  Unaccount(r);
+  kv_.Release(&r.kv);
+  r.computed_tokens = 0;
+  ++r.preemptions;
+  Account(r);
+  running_.pop_back();
+  waiting_.push_front(slot);
+  --load_.running;
+  ++load_.waiting;
+  ++counters_.preemptions;
+}
+
+bool Replica::EnsureBlocks(uint32_t slot, uint32_t tokens) {
+  InFlightRequest& r = pool_[slot];
+  uint32_t wanted = BlocksFor(tokens);
+  if (wanted <= r.kv.allocated_blocks()) return true;
+  while (!kv_.Grow(wanted - r.kv.allocated_blocks(), &r.kv)) {
+    uint32_t victim = running_.back();  // the newest running request
+    Preempt(victim);
+    if (victim == slot) return false;
+  }
+  return true;
+}
+
+bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer, sim::Time now) {
+  InFlightRequest& r = pool_[slot];
+  // At least the last token is always computed, so a fully cached prompt still
+  // has one block to prefill (vLLM).
+  uint32_t max_hit_blocks = (r.total_tokens() - 1) / block_size_;
+  uint32_t hit_blocks = std::min(kv_.MatchPrefix(r.request.block_hashes), max_hit_blocks);
+  uint32_t first_chunk = std::min(r.total_tokens() - hit_blocks * block_size_, budget);
+  uint32_t blocks = BlocksFor(hit_blocks * block_size_ + first_chunk);
+  if (!kv_.Admit(r.request.block_hashes, blocks, max_hit_blocks, &r.kv)) return false;
+  Unaccount(r);
+  r.computed_tokens = r.kv.hit_blocks * block_size_;
+  Account(r);
+  ++counters_.admitted;
+  if (!r.ever_admitted) {
+    r.ever_admitted = true;
+    r.hit_tokens = r.computed_tokens;
+    observer.OnAdmitted(slot, now);
+  }
+  return true;
 }
 
 sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
   assert(!in_iteration_);
   batch_.clear();
-  BatchShape shape;
-  uint32_t budget = static_cast<uint32_t>(config_.max_num_batched_tokens);
+  budget_ = static_cast<uint32_t>(config_.max_num_batched_tokens);
+  const uint64_t preemptions_before = counters_.preemptions;
 
-  for (uint32_t slot : running_) {  // decodes first
-    const InFlightRequest& r = pool_[slot];
-    if (!r.prefill_done() || budget == 0) continue;
-    shape.AddDecode(r.request.prompt_tokens + r.generated_tokens);
-    batch_.push_back(BatchEntry{slot, 0});
-    --budget;
+  // Running decodes first, oldest first; then running prefills (and
+  // recomputations) continue. Preemption removes requests from the back, so
+  // indices before i stay valid.
+  for (bool decodes : {true, false}) {
+    for (size_t i = 0; i < running_.size() && budget_ > 0; ++i) {
+      uint32_t slot = running_[i];
+      const InFlightRequest& r = pool_[slot];
+      // A request's phase does not change while the batch forms, so no
+      // request is visited by both passes.
+      if (r.decoding() != decodes) continue;
+      uint32_t tokens = decodes ? 1 : std::min(r.uncomputed_tokens(), budget_);
+      if (!EnsureBlocks(slot, r.computed_tokens + tokens)) continue;
+      Schedule(slot, tokens, decodes);
+    }
   }
-  for (uint32_t slot : running_) {  // then running prefills continue
-    if (pool_[slot].prefill_done() || budget == 0) continue;
-    SchedulePrefillChunk(slot, budget, &shape);
-    budget -= batch_.back().prefill_tokens;
-  }
-  while (budget > 0 && !waiting_.empty() &&
+  // Then waiting requests, FCFS, unless this iteration had to preempt.
+  while (counters_.preemptions == preemptions_before && budget_ > 0 && !waiting_.empty() &&
          running_.size() < static_cast<size_t>(config_.max_num_seqs)) {
     uint32_t slot = waiting_.front();
-    if (!TryAdmit(slot)) break;  // FCFS: the head waits for blocks, and so does the rest
+    if (!TryAdmit(slot, budget_, observer, now)) break;  // the head waits for blocks
     waiting_.pop_front();
     --load_.waiting;
     ++load_.running;
     running_.push_back(slot);
-    observer.OnAdmitted(slot, now);
-    SchedulePrefillChunk(slot, budget, &shape);
-    budget -= batch_.back().prefill_tokens;
+    const InFlightRequest& r = pool_[slot];
+    Schedule(slot, std::min(r.uncomputed_tokens(), budget_), false);
   }
   UpdateKvUtilization();
-  if (shape.Empty()) return 0;
+  if (batch_.empty()) return 0;
 
+  BatchShape shape;
+  for (const BatchEntry& e : batch_) {
+    const InFlightRequest& r = pool_[e.slot];
+    if (e.decode)
+      shape.AddDecode(r.total_tokens());
+    else
+      shape.AddPrefillChunk(r.computed_tokens, e.tokens);
+  }
   uint64_t batch_tokens = static_cast<uint64_t>(shape.prefill_tokens + shape.decode_sequences);
   counters_.max_batch_tokens = std::max(counters_.max_batch_tokens, batch_tokens);
   ++counters_.iterations;
@@ -103,21 +167,23 @@ void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
   bool any_completed = false;
   for (const BatchEntry& entry : batch_) {
     InFlightRequest& r = pool_[entry.slot];
-    if (entry.prefill_tokens > 0) {
-      r.computed_tokens += entry.prefill_tokens;
-      load_.prefill_tokens -= entry.prefill_tokens;
-      counters_.prefill_tokens_computed += entry.prefill_tokens;
-      if (!r.prefill_done()) continue;
-      r.first_token_time = now;
-      observer.OnFirstToken(entry.slot, now);
+    Unaccount(r);
+    r.computed_tokens += entry.tokens;
+    if (!entry.decode) counters_.prefill_tokens_computed += entry.tokens;
+    if (r.uncomputed_tokens() == 0) {  // caught up: sample the next token
+      ++r.generated_tokens;
+      if (r.generated_tokens == 1) {
+        r.first_token_time = now;
+        observer.OnFirstToken(entry.slot, now);
+      }
     }
-    ++r.generated_tokens;
-    --load_.decode_tokens;
     if (r.remaining_output() == 0) {
       kv_.Release(&r.kv);
       --load_.running;
       ++counters_.completed;
       any_completed = true;
+    } else {
+      Account(r);
     }
   }
   if (any_completed) {

@@ -1,17 +1,24 @@
 // One serving destination (DESIGN.md, "Replica"): a KV block pool with a prefix
-// cache, and a continuous-batching scheduler in the style of vLLM:
-//  - each iteration has a token budget shared by decodes and chunked prefills;
-//  - running decodes are scheduled first, then running prefills continue, then
-//    waiting requests are admitted in FCFS order while the budget, the cap on
-//    running sequences and the KV pool allow; the head of the queue blocks the
-//    rest when its blocks cannot be had;
-//  - a request's blocks (prompt and output) are reserved at admission, so a
-//    running request never runs out of KV and is never preempted;
-//  - the served cache hit is counted when the request is admitted (scheduled),
-//    not when it is routed; full prompt blocks become cacheable when the chunk
-//    that computes them is scheduled.
+// cache, and a continuous-batching scheduler in the style of vLLM's engine:
+//  - each iteration has a token budget (max_num_batched_tokens) shared by
+//    decodes and chunked prefills; running decodes are scheduled first, then
+//    running prefills continue, then waiting requests are admitted in FCFS
+//    order while the budget and the cap on running sequences (max_num_seqs)
+//    allow;
+//  - KV blocks are allocated as tokens are scheduled: a request's cached prefix
+//    and first chunk at admission, further blocks as later chunks and decodes
+//    need them. A waiting request whose blocks cannot be had waits, and so does
+//    everything behind it (FCFS);
+//  - when a running request needs a block and none can be freed, the newest
+//    running request is preempted by recompute: its blocks are released (full
+//    prompt blocks stay in the cache) and it returns to the head of the queue.
+//    An iteration that preempted admits nothing new (vLLM v1);
+//  - prefix hits cover full prompt blocks only, and never the last prompt
+//    token; the served hit is counted when the request is first scheduled, not
+//    when it is routed; full prompt blocks become cacheable when the chunk that
+//    computes them is scheduled, and return to the cache on completion.
 // TTFT ends with the iteration that completes the prefill (it samples the first
-// token); E2E with the iteration that produces the last token.
+// token); E2E with the iteration that samples the last token.
 #ifndef KVROUTE_MODELS_REPLICA_H_
 #define KVROUTE_MODELS_REPLICA_H_
 
@@ -36,6 +43,7 @@ struct SchedulerConfig {
 class ReplicaObserver {
  public:
   virtual ~ReplicaObserver() = default;
+  // First admission only; the served hit is known here.
   virtual void OnAdmitted(uint32_t slot, sim::Time now) = 0;
   virtual void OnFirstToken(uint32_t slot, sim::Time now) = 0;
   // The replica no longer refers to `slot`; the observer may release it.
@@ -43,11 +51,12 @@ class ReplicaObserver {
 };
 
 struct ReplicaCounters {
-  uint64_t admitted = 0;
+  uint64_t admitted = 0;  // admissions, re-admissions after preemption included
   uint64_t completed = 0;
+  uint64_t preemptions = 0;  // by recompute
   uint64_t iterations = 0;
-  uint64_t prefill_tokens_computed = 0;
-  uint64_t max_batch_tokens = 0;  // largest iteration seen, for budget checks
+  uint64_t prefill_tokens_computed = 0;  // prompt and recomputed tokens, not decodes
+  uint64_t max_batch_tokens = 0;         // largest iteration seen, for budget checks
 };
 
 class Replica {
@@ -56,7 +65,7 @@ class Replica {
   Replica(uint32_t id, const CostModel& cost_model, SchedulerConfig config, uint32_t kv_blocks,
           int block_size_tokens, RequestPool& pool, ReplicaLoad& load);
 
-  // Blocks a request needs in all: its prompt and its output.
+  // Blocks a request needs at its largest: its prompt and its whole output.
   uint32_t BlocksNeeded(const Request& request) const;
 
   // Queues the request in `slot`. Returns false, queuing nothing, if it could
@@ -80,23 +89,34 @@ class Replica {
  private:
   struct BatchEntry {
     uint32_t slot;
-    uint32_t prefill_tokens;  // 0 for a decode
+    uint32_t tokens;
+    bool decode;
   };
 
-  void SchedulePrefillChunk(uint32_t slot, uint32_t budget, BatchShape* shape);
-  bool TryAdmit(uint32_t slot);
+  uint32_t BlocksFor(uint32_t tokens) const;
+  // Makes sure `slot` holds blocks for `tokens` tokens, preempting the newest
+  // running requests if it must. False if `slot` itself had to be preempted.
+  bool EnsureBlocks(uint32_t slot, uint32_t tokens);
+  void Preempt(uint32_t slot);
+  bool TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer, sim::Time now);
+  void Schedule(uint32_t slot, uint32_t tokens, bool decode);
+  // Load-signal bookkeeping: remove a request's contribution before changing
+  // it, add it back after.
+  void Unaccount(const InFlightRequest& r);
+  void Account(const InFlightRequest& r);
   void UpdateKvUtilization();
 
   uint32_t id_;
   const CostModel& cost_model_;
   SchedulerConfig config_;
-  int block_size_;
+  uint32_t block_size_;
   RequestPool& pool_;
   ReplicaLoad& load_;
   KvCache kv_;
   std::deque<uint32_t> waiting_;
-  std::vector<uint32_t> running_;  // admission order
+  std::vector<uint32_t> running_;  // admission order: the back is the newest
   std::vector<BatchEntry> batch_;
+  uint32_t budget_ = 0;
   bool in_iteration_ = false;
   ReplicaCounters counters_;
 };

@@ -26,20 +26,30 @@ struct Request {
 
 // A request between arrival and completion. Lives in a RequestPool slot whose
 // vectors keep their capacity across reuse, so steady state allocates nothing.
+//
+// Token accounting follows vLLM: a request has prompt + generated tokens; the
+// KV of `computed_tokens` of them exists. An iteration computes some of the
+// rest (a prefill chunk, or the one token a decode feeds back), and when the
+// request has caught up with all its tokens it samples the next one. A request
+// preempted by recompute drops its KV and computes prompt and generated tokens
+// again from its cached prefix.
 struct InFlightRequest {
   Request request;
   KvHandle kv;
   uint32_t replica = 0;
-  uint32_t hit_tokens = 0;       // prompt tokens served from the cache
-  uint32_t computed_tokens = 0;  // prompt tokens whose KV exists (hit + prefilled)
+  uint32_t hit_tokens = 0;       // prompt tokens served from the cache at first admission
+  uint32_t computed_tokens = 0;  // tokens whose KV exists (cached prefix + computed)
   uint32_t generated_tokens = 0;
+  uint32_t preemptions = 0;
   sim::Time first_token_time = sim::kNever;
-  bool admitted = false;
-  bool in_use = false;  // the pool slot holds a live request
+  bool ever_admitted = false;  // the served hit is counted at the first admission only
+  bool in_use = false;         // the pool slot holds a live request
 
-  uint32_t remaining_prefill() const { return request.prompt_tokens - computed_tokens; }
+  uint32_t total_tokens() const { return request.prompt_tokens + generated_tokens; }
+  uint32_t uncomputed_tokens() const { return total_tokens() - computed_tokens; }
+  // Caught up except for the last sampled token: the next iteration is a decode.
+  bool decoding() const { return generated_tokens > 0 && uncomputed_tokens() == 1; }
   uint32_t remaining_output() const { return request.output_tokens - generated_tokens; }
-  bool prefill_done() const { return computed_tokens == request.prompt_tokens; }
 };
 
 // A slab of in-flight requests addressed by 32-bit slot numbers.
@@ -63,9 +73,9 @@ class RequestPool {
     InFlightRequest& r = slots_[slot];
     r.request.block_hashes.clear();
     r.kv.pinned.clear();
-    r.hit_tokens = r.computed_tokens = r.generated_tokens = 0;
+    r.hit_tokens = r.computed_tokens = r.generated_tokens = r.preemptions = 0;
     r.first_token_time = sim::kNever;
-    r.admitted = false;
+    r.ever_admitted = false;
     r.in_use = false;
     free_.push_back(slot);
   }

@@ -82,6 +82,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     for (const auto& replica : replicas_) {
       result.prefill_tokens_computed += replica->counters().prefill_tokens_computed;
       result.cache_evictions += replica->kv_cache().counters().evictions;
+      result.preemptions += replica->counters().preemptions;
       iterations += replica->counters().iterations;
     }
     result.policy_stats = policy_->Stats();

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <vector>
@@ -47,6 +48,7 @@ class ReplicaTest : public ::testing::Test, public ReplicaObserver {
       ++iterations;
       EXPECT_EQ(replica_->kv_cache().CheckInvariants(), "");
       EXPECT_LE(replica_->kv_cache().used_blocks(), replica_->kv_cache().capacity_blocks());
+      EXPECT_LE(replica_->counters().max_batch_tokens, 8192u);
     }
   }
 
@@ -120,15 +122,60 @@ TEST_F(ReplicaTest, HeadOfQueueWaitsForBlocksAndBlocksTheRest) {
   uint32_t bigger = Add(400, 10, 2, 0);  // needs 26 more: must wait for the first
   uint32_t small = Add(16, 1, 3, 0);     // would fit, but FCFS keeps it behind
   replica_->StartIteration(now_, *this);
-  EXPECT_TRUE(pool_[big].admitted);
-  EXPECT_FALSE(pool_[bigger].admitted);
-  EXPECT_FALSE(pool_[small].admitted);
+  EXPECT_TRUE(pool_[big].ever_admitted);
+  EXPECT_FALSE(pool_[bigger].ever_admitted);
+  EXPECT_FALSE(pool_[small].ever_admitted);
   EXPECT_EQ(load_.waiting, 2u);
   now_ += sim::FromSeconds(0.01);
   replica_->FinishIteration(now_, *this);
   RunToIdle();
   EXPECT_EQ(admitted_, (std::vector<uint32_t>{big, bigger, small}));
   EXPECT_EQ(completed_.size(), 3u);
+}
+
+TEST_F(ReplicaTest, BlocksAreAllocatedAsTokensAreScheduled) {
+  Make(SchedulerConfig{.max_num_batched_tokens = 64, .max_num_seqs = 8}, 2000);
+  uint32_t slot = Add(200, 40, 1, 0);
+  replica_->StartIteration(now_, *this);
+  EXPECT_EQ(pool_[slot].kv.allocated_blocks(), 4u);  // the first 64-token chunk
+  now_ += sim::FromSeconds(0.01);
+  replica_->FinishIteration(now_, *this);
+  RunToIdle();
+  EXPECT_EQ(completed_.size(), 1u);
+}
+
+// Two requests whose decodes outgrow a small pool: the newer one is preempted
+// by recompute, returns to the queue head, recomputes its prompt and generated
+// tokens, and both still complete.
+TEST_F(ReplicaTest, NewestRunningRequestIsPreemptedWhenBlocksRunOut) {
+  Make(SchedulerConfig{}, 20);
+  uint32_t older = Add(128, 100, 1, 0);  // 8 prompt blocks, 15 at the end
+  uint32_t newer = Add(128, 100, 2, 0);
+  RunToIdle();
+  EXPECT_EQ(completed_.size(), 2u);
+  EXPECT_GE(replica_->counters().preemptions, 1u);
+  EXPECT_EQ(pool_[older].preemptions, 0u);
+  EXPECT_GE(pool_[newer].preemptions, 1u);
+  EXPECT_EQ(completed_.front(), older);
+  // The newer request computed more than its prompt: it recomputed.
+  EXPECT_GT(replica_->counters().prefill_tokens_computed, 256u);
+}
+
+TEST_F(ReplicaTest, IterationThatPreemptsAdmitsNothingNew) {
+  Make(SchedulerConfig{}, 17);
+  Add(128, 100, 1, 0);
+  uint32_t newer = Add(128, 100, 2, 0);
+  sim::Time d = 0;
+  // Run until the first preemption.
+  while (replica_->counters().preemptions == 0) {
+    d = replica_->StartIteration(now_, *this);
+    ASSERT_GT(d, 0);
+    if (replica_->counters().preemptions > 0) break;
+    now_ += d;
+    replica_->FinishIteration(now_, *this);
+  }
+  EXPECT_FALSE(std::count(admitted_.begin(), admitted_.end(), newer) > 1);
+  EXPECT_EQ(load_.waiting, 1u);  // the preempted request waits; nothing was admitted
 }
 
 TEST_F(ReplicaTest, RunningSequencesAreCapped) {
