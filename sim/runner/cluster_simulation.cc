@@ -14,15 +14,24 @@
 namespace kvroute::sim {
 namespace {
 
+std::unique_ptr<models::CostModel> MakeCostModel(const Scenario& scenario,
+                                                 const models::Profile& profile) {
+  if (scenario.fixed_iteration_s > 0) {
+    return std::make_unique<models::FixedCostModel>(FromSeconds(scenario.fixed_iteration_s));
+  }
+  return std::make_unique<models::RooflineCostModel>(profile);
+}
+
 class ClusterSimulation : public models::ReplicaObserver {
  public:
   ClusterSimulation(const Scenario& scenario, const PointSpec& spec)
       : scenario_(scenario),
         spec_(spec),
         profile_(models::FindProfile(scenario.profile)),
-        cost_model_(profile_),
+        cost_model_(MakeCostModel(scenario, profile_)),
         end_of_arrivals_(FromSeconds(scenario.duration_s)),
         hard_stop_(FromSeconds(scenario.duration_s + scenario.drain_s)),
+        warmup_(FromSeconds(scenario.warmup_s)),
         workload_(scenario.workload, spec.seed, spec.qps, end_of_arrivals_),
         metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos) {
     const uint32_t replicas = scenario.replica_count();
@@ -30,7 +39,7 @@ class ClusterSimulation : public models::ReplicaObserver {
         scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks());
     loads_.resize(replicas);
     for (uint32_t r = 0; r < replicas; ++r) {
-      replicas_.push_back(std::make_unique<models::Replica>(r, cost_model_, scenario.scheduler,
+      replicas_.push_back(std::make_unique<models::Replica>(r, *cost_model_, scenario.scheduler,
                                                             kv_blocks, profile_.block_size_tokens,
                                                             pool_, loads_[r]));
     }
@@ -53,6 +62,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     while (!events_.Empty() && events_.Top().time <= hard_stop_) {
       Event event = events_.Pop();
       ++handled;
+      IntegrateInSystem(event.time);
       switch (event.kind) {
         case EventKind::kArrival:
           OnArrival(event.time);
@@ -69,6 +79,7 @@ class ClusterSimulation : public models::ReplicaObserver {
           break;
       }
     }
+    IntegrateInSystem(end_of_arrivals_);
     for (uint32_t slot = 0; slot < pool_.slot_count(); ++slot) {
       if (pool_[slot].in_use) metrics_.OnUnfinished(pool_[slot]);
     }
@@ -86,6 +97,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       iterations += replica->counters().iterations;
     }
     result.policy_stats = policy_->Stats();
+    result.mean_in_system = in_system_seconds_ / ToSeconds(end_of_arrivals_ - warmup_);
     result.simulated_s = ToSeconds(events_.Now());
     if (statistics) *statistics = RunStatistics{.events = handled, .iterations = iterations};
     return result;
@@ -122,6 +134,16 @@ class ClusterSimulation : public models::ReplicaObserver {
     if (workload_.Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
   }
 
+  // Accumulates requests-in-system × time over [warm-up, end of arrivals],
+  // the L of Little's law.
+  void IntegrateInSystem(Time now) {
+    Time from = std::max(last_integrated_, warmup_);
+    Time to = std::min(now, end_of_arrivals_);
+    if (to > from)
+      in_system_seconds_ += static_cast<double>(pool_.in_flight()) * ToSeconds(to - from);
+    last_integrated_ = std::max(last_integrated_, now);
+  }
+
   void StartIteration(uint32_t replica, Time now) {
     models::Replica& r = *replicas_[replica];
     if (r.in_iteration()) return;
@@ -132,9 +154,12 @@ class ClusterSimulation : public models::ReplicaObserver {
   const Scenario& scenario_;
   PointSpec spec_;
   const models::Profile& profile_;
-  models::RooflineCostModel cost_model_;
+  std::unique_ptr<models::CostModel> cost_model_;
   Time end_of_arrivals_;
   Time hard_stop_;
+  Time warmup_;
+  Time last_integrated_ = 0;
+  double in_system_seconds_ = 0;
   models::WorkloadGenerator workload_;
   analysis::PointMetricsCollector metrics_;
   models::RequestPool pool_;

@@ -41,6 +41,10 @@ struct Scenario {
   std::vector<DeploymentSpec> deployments;
   models::SchedulerConfig scheduler;
   int64_t kv_blocks = 0;  // 0: derived from the profile
+  // 0: the profile's roofline model. Otherwise every iteration takes this long
+  // whatever its batch: with max_num_seqs 1 a replica is an M/G/1 queue, used
+  // to validate the engine against queueing theory.
+  double fixed_iteration_s = 0;
 
   models::WorkloadConfig workload;
   std::vector<PolicySpec> policies;

@@ -221,6 +221,18 @@ void ParseCluster(MapReader& top, Scenario* s) {
     m.Finish();
   }
   s->kv_blocks = static_cast<int64_t>(cluster.Integer("kv_blocks", 0, 1, 1ULL << 31));
+  if (YAML::Node cost = cluster.Take("cost_model"); cost.IsDefined()) {
+    MapReader m(cluster.ctx(), cost, "cluster.cost_model");
+    std::string kind = m.String("kind", "roofline");
+    if (kind == "fixed") {
+      m.Required("iteration_s");
+      s->fixed_iteration_s = m.Number("iteration_s", 0, 1e-9, 1e6);
+    } else if (kind != "roofline") {
+      cluster.ctx().Fail(At(cost, "kind"), "cluster.cost_model.kind",
+                         "unknown cost model '" + kind + "' (valid: roofline, fixed)");
+    }
+    m.Finish();
+  }
   cluster.Finish();
 }
 
