@@ -148,6 +148,8 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
   json.Integer(p.preemptions);
   json.Key("mean_in_system");
   json.Number(p.mean_in_system);
+  json.Key("mean_held_kv_blocks");
+  json.Number(p.mean_held_kv_blocks);
   json.Key("replica_requests");
   json.BeginArray();
   for (uint64_t n : p.replica_requests) json.Integer(n);

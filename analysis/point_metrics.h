@@ -42,6 +42,9 @@ struct PointResult {
   uint64_t cache_evictions = 0;          // whole run, all replicas
   uint64_t preemptions = 0;              // by recompute; whole run, all replicas
   double mean_in_system = 0;  // time-average requests in flight, warm-up to end of arrivals
+  // Time-average KV blocks pinned or reserved by running requests, per replica:
+  // the working set that cached prefixes cannot use.
+  double mean_held_kv_blocks = 0;
 
   std::vector<uint64_t> replica_requests;  // dispatched after warm-up, per replica
   double imbalance = 0;                    // max/mean of replica_requests

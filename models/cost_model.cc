@@ -27,7 +27,7 @@ double RooflineCostModel::LinearSeconds(int64_t tokens) const {
   double bytes = params * profile_.weight_bytes_per_param / tp;
   double compute = flops / (profile_.PeakFlops() * profile_.linear_compute_efficiency);
   double memory = bytes / (profile_.hardware.hbm_bytes_per_s * profile_.linear_memory_efficiency);
-  return std::max(compute, memory);
+  return std::max(compute, memory) + profile_.linear_fixed_s;
 }
 
 double RooflineCostModel::AttentionSeconds(const BatchShape& batch) const {
@@ -52,7 +52,7 @@ double RooflineCostModel::AllReduceSeconds(int64_t tokens) const {
   double buffer = static_cast<double>(tokens) * profile_.model.hidden * 2;  // 16-bit activations
   double per_gpu = 2.0 * (tp - 1) / tp * buffer;
   double bandwidth = profile_.hardware.nvlink_bytes_per_s / 2 * profile_.allreduce_efficiency;
-  return 2.0 * profile_.model.layers * per_gpu / bandwidth;
+  return 2.0 * profile_.model.layers * (per_gpu / bandwidth + profile_.allreduce_latency_s);
 }
 
 sim::Time RooflineCostModel::IterationTime(const BatchShape& batch) const {

@@ -18,7 +18,9 @@
 #include "analysis/table.h"
 #include "models/profile.h"
 #include "policies/registry.h"
+#include "sim/runner/calibrate.h"
 #include "sim/runner/experiment.h"
+#include "sim/runner/profile_report.h"
 #include "sim/runner/scenario_loader.h"
 
 namespace kvroute::sim {
@@ -33,6 +35,8 @@ constexpr char kUsage[] =
     "  kvroute point SCENARIO.yaml --policy NAME --qps X [--seed S] [--set ...] [--json]\n"
     "  kvroute validate SCENARIO.yaml\n"
     "  kvroute policies\n"
+    "  kvroute profiles [--markdown]\n"
+    "  kvroute calibrate SCENARIO.yaml [--slo I] [--set ...]\n"
     "With no scenario, `run` uses the built-in quickstart.\n";
 
 class UsageError : public std::runtime_error {
@@ -214,13 +218,33 @@ int Validate(int argc, const char* const* argv, std::ostream& out) {
   po::variables_map vm = Parse(argc, argv, options, positional);
   if (!vm.count("scenario")) throw UsageError("validate: a scenario file is required");
   Scenario s = Load(vm);
-  const models::Profile& profile = models::FindProfile(s.profile);
+  const models::Profile& profile = s.resolved_profile;
   int64_t blocks = s.kv_blocks > 0 ? s.kv_blocks : profile.KvCapacityBlocks();
   out << s.source << ": ok — scenario '" << s.name << "': " << s.replica_count() << " replicas of "
       << s.profile << " (" << blocks << " KV blocks of " << profile.block_size_tokens
       << " tokens each), " << s.workload.keys << " keys; " << s.policies.size() << " policies x "
       << s.qps.size() << " loads x " << s.seeds
       << " seeds = " << s.policies.size() * s.qps.size() * s.seeds << " points\n";
+  return 0;
+}
+
+int CalibrateCommand(int argc, const char* const* argv, std::ostream& out) {
+  po::options_description options("calibrate");
+  options.add_options()("scenario", po::value<std::string>())("slo", po::value<unsigned>())(
+      "set", po::value<std::vector<std::string>>()->composing());
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm = Parse(argc, argv, options, positional);
+  Scenario s = Load(vm);
+  size_t slo = vm.count("slo") ? vm["slo"].as<unsigned>() : 0;
+  if (slo >= s.slos.size()) throw UsageError("--slo must index one of the scenario's SLOs");
+  CalibrationReport r = Calibrate(s, slo);
+  out << "calibration of '" << s.name << "' (" << s.source << ") on one replica of " << s.profile
+      << ", SLO " << s.slos[slo].Label() << ", seed " << s.seed << ", " << r.probes << " points\n";
+  for (const std::string& line : r.derivation) out << "  " << line << "\n";
+  out << "q_cap: " << r.q_cap << "\nslots_per_replica (W): " << r.slots_per_replica << "\n"
+      << "as a policy entry: {name: cacheroute, q_cap: " << r.q_cap
+      << ", slots_per_replica: " << r.slots_per_replica << "}\n";
   return 0;
 }
 
@@ -251,6 +275,13 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     if (command == "point") return Point(n, rest.data(), out);
     if (command == "validate") return Validate(n, rest.data(), out);
     if (command == "policies") return ListPolicies(out);
+    if (command == "calibrate") return CalibrateCommand(n, rest.data(), out);
+    if (command == "profiles") {
+      bool markdown = n == 2 && std::string(rest[1]) == "--markdown";
+      if (n > 2 || (n == 2 && !markdown)) throw UsageError("profiles takes only --markdown");
+      PrintProfiles(out, markdown);
+      return 0;
+    }
     if (command == "--help" || command == "-h" || command == "help") {
       out << kUsage;
       return 0;
@@ -259,7 +290,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       out << "kvroute " << kVersion << "\n";
       return 0;
     }
-    err << "kvroute: unknown command '" << command << "' (valid: run, point, validate, policies)\n"
+    err << "kvroute: unknown command '" << command
+        << "' (valid: run, point, validate, policies, profiles, calibrate)\n"
         << kUsage;
     return 2;
   } catch (const UsageError& e) {

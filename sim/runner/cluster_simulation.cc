@@ -27,7 +27,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   ClusterSimulation(const Scenario& scenario, const PointSpec& spec)
       : scenario_(scenario),
         spec_(spec),
-        profile_(models::FindProfile(scenario.profile)),
+        profile_(scenario.resolved_profile),
         cost_model_(MakeCostModel(scenario, profile_)),
         end_of_arrivals_(FromSeconds(scenario.duration_s)),
         hard_stop_(FromSeconds(scenario.duration_s + scenario.drain_s)),
@@ -97,7 +97,10 @@ class ClusterSimulation : public models::ReplicaObserver {
       iterations += replica->counters().iterations;
     }
     result.policy_stats = policy_->Stats();
-    result.mean_in_system = in_system_seconds_ / ToSeconds(end_of_arrivals_ - warmup_);
+    const double window = ToSeconds(end_of_arrivals_ - warmup_);
+    result.mean_in_system = in_system_seconds_ / window;
+    result.mean_held_kv_blocks =
+        held_block_seconds_ / window / static_cast<double>(replicas_.size());
     result.simulated_s = ToSeconds(events_.Now());
     if (statistics) *statistics = RunStatistics{.events = handled, .iterations = iterations};
     return result;
@@ -134,13 +137,20 @@ class ClusterSimulation : public models::ReplicaObserver {
     if (workload_.Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
   }
 
-  // Accumulates requests-in-system × time over [warm-up, end of arrivals],
-  // the L of Little's law.
+  // Accumulates requests-in-system × time (the L of Little's law) and KV
+  // blocks held by running requests × time over [warm-up, end of arrivals].
   void IntegrateInSystem(Time now) {
     Time from = std::max(last_integrated_, warmup_);
     Time to = std::min(now, end_of_arrivals_);
-    if (to > from)
-      in_system_seconds_ += static_cast<double>(pool_.in_flight()) * ToSeconds(to - from);
+    if (to > from) {
+      double dt = ToSeconds(to - from);
+      in_system_seconds_ += static_cast<double>(pool_.in_flight()) * dt;
+      uint64_t held = 0;  // blocks pinned or reserved by running requests
+      for (const auto& replica : replicas_) {
+        held += replica->kv_cache().used_blocks() - replica->kv_cache().evictable_blocks();
+      }
+      held_block_seconds_ += static_cast<double>(held) * dt;
+    }
     last_integrated_ = std::max(last_integrated_, now);
   }
 
@@ -160,6 +170,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   Time warmup_;
   Time last_integrated_ = 0;
   double in_system_seconds_ = 0;
+  double held_block_seconds_ = 0;
   models::WorkloadGenerator workload_;
   analysis::PointMetricsCollector metrics_;
   models::RequestPool pool_;

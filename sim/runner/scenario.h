@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analysis/slo.h"
+#include "models/profile.h"
 #include "models/replica.h"
 #include "models/workload.h"
 #include "policies/registry.h"
@@ -37,7 +38,8 @@ struct Scenario {
   double warmup_s = 30;     // requests arriving earlier are not measured
   double drain_s = 120;     // after duration_s, how long in-flight work may finish
 
-  std::string profile = "h100-llama3.1-8b-bf16";
+  std::string profile = "h100-llama3.1-8b-bf16";  // a built-in name or a .yaml path
+  models::Profile resolved_profile;               // read once when the scenario loads
   std::vector<DeploymentSpec> deployments;
   models::SchedulerConfig scheduler;
   int64_t kv_blocks = 0;  // 0: derived from the profile

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "models/profile.h"
+#include "sim/core/yaml_map.h"
 
 namespace kvroute::sim {
 namespace {
@@ -187,8 +188,10 @@ void ParseCluster(MapReader& top, Scenario* s) {
   YAML::Node profile_node = cluster.node()["profile"];
   s->profile = cluster.String("profile", s->profile);
   try {
-    models::FindProfile(s->profile);
+    s->resolved_profile = models::FindProfile(s->profile);
   } catch (const std::invalid_argument& e) {
+    cluster.ctx().Fail(profile_node, "cluster.profile", e.what());
+  } catch (const sim::YamlError& e) {
     cluster.ctx().Fail(profile_node, "cluster.profile", e.what());
   }
   YAML::Node deployments = cluster.Required("deployments");
@@ -439,7 +442,7 @@ Scenario Parse(const std::string& text, const std::string& source,
   ParseSweep(top, &s);
   ParseSlos(top, &s);
   top.Finish();
-  s.workload.block_size_tokens = models::FindProfile(s.profile).block_size_tokens;
+  s.workload.block_size_tokens = s.resolved_profile.block_size_tokens;
 
   YAML::Emitter emitter;
   emitter << root;

@@ -127,6 +127,25 @@ TEST(CliTest, PoliciesListsEveryPolicyWithItsParameters) {
   }
 }
 
+// docs/CALIBRATION.md is the output of `kvroute profiles --markdown`; a
+// change to a profile or the cost model must regenerate it.
+TEST(CliTest, CalibrationDocMatchesTheProfiles) {
+  Outcome o = Cli({"profiles", "--markdown"});
+  ASSERT_EQ(o.status, 0);
+  std::ifstream in("docs/CALIBRATION.md");
+  std::stringstream doc;
+  doc << in.rdbuf();
+  EXPECT_EQ(doc.str(), o.out)
+      << "regenerate with: kvroute profiles --markdown > docs/CALIBRATION.md";
+}
+
+TEST(CliTest, CalibratePrintsQCapAndSlots) {
+  Outcome o = Cli({"calibrate", "scenarios/quickstart.yaml"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex(R"(q_cap: [0-9.]+\n)")));
+  EXPECT_TRUE(std::regex_search(o.out, std::regex(R"(slots_per_replica \(W\): [0-9]+\n)")));
+}
+
 TEST(CliTest, UsageErrorsExitNonZeroAndWriteNothing) {
   std::string path = (TempDir() / "never.h5").string();
   std::filesystem::remove(path);
