@@ -39,6 +39,8 @@ void WritePoints(H5::H5File& file, const SweepResults& results) {
   table.Add("completed", Column(points, [](const PointResult& p) { return p.completed; }));
   table.Add("unfinished", Column(points, [](const PointResult& p) { return p.unfinished; }));
   table.Add("rejected", Column(points, [](const PointResult& p) { return p.rejected; }));
+  table.Add("failed", Column(points, [](const PointResult& p) { return p.failed; }));
+  table.Add("retried", Column(points, [](const PointResult& p) { return p.retried; }));
   table.Add("measured", Column(points, [](const PointResult& p) { return p.measured; }));
   auto add_latency = [&](const std::string& prefix, LatencySummary PointResult::*member) {
     table.Add(prefix + "_p50_s",

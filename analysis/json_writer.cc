@@ -146,6 +146,8 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
   json.Integer(p.cache_evictions);
   json.Key("preemptions");
   json.Integer(p.preemptions);
+  json.Key("replica_failures");
+  json.Integer(p.replica_failures);
   json.Key("mean_in_system");
   json.Number(p.mean_in_system);
   json.Key("mean_held_kv_blocks");

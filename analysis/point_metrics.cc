@@ -33,6 +33,16 @@ void PointMetricsCollector::OnRejected(const models::Request& request) {
   }
 }
 
+void PointMetricsCollector::OnFailed(const models::Request& request) {
+  ++failed_;
+  if (Measured(request)) {
+    ttft_.RecordCensored();
+    e2e_.RecordCensored();
+  }
+}
+
+void PointMetricsCollector::OnRetried(const models::Request&) { ++retried_; }
+
 void PointMetricsCollector::OnDispatched(const models::Request& request, uint32_t replica) {
   if (Measured(request)) ++replica_requests_[replica];
 }
@@ -70,6 +80,8 @@ void PointMetricsCollector::Summarize(PointResult* out) const {
   out->completed = completed_;
   out->unfinished = unfinished_;
   out->rejected = rejected_;
+  out->failed = failed_;
+  out->retried = retried_;
   out->measured = measured_;
   out->ttft = analysis::Summarize(ttft_);
   out->tpot = analysis::Summarize(tpot_);

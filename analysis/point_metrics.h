@@ -31,6 +31,8 @@ struct PointResult {
   uint64_t completed = 0;   // of those, finished
   uint64_t unfinished = 0;  // still queued or running when the run ended
   uint64_t rejected = 0;    // could never fit a replica's KV pool
+  uint64_t failed = 0;      // lost to replica failures beyond the retry limit, or no replica up
+  uint64_t retried = 0;     // re-routings after a replica failure
   uint64_t measured = 0;    // arrived after the warm-up
 
   LatencySummary ttft, tpot, e2e;
@@ -41,6 +43,7 @@ struct PointResult {
   uint64_t prefill_tokens_computed = 0;  // whole run, all replicas
   uint64_t cache_evictions = 0;          // whole run, all replicas
   uint64_t preemptions = 0;              // by recompute; whole run, all replicas
+  uint64_t replica_failures = 0;
   double mean_in_system = 0;  // time-average requests in flight, warm-up to end of arrivals
   // Time-average KV blocks pinned or reserved by running requests, per replica:
   // the working set that cached prefixes cannot use.
@@ -59,6 +62,9 @@ class PointMetricsCollector {
 
   void OnArrival(const models::Request& request);
   void OnRejected(const models::Request& request);
+  // Given up after replica failures: counted, and censored in TTFT and E2E.
+  void OnFailed(const models::Request& request);
+  void OnRetried(const models::Request& request);
   void OnDispatched(const models::Request& request, uint32_t replica);
   void OnAdmitted(const models::InFlightRequest& r);  // the served hit is known here
   void OnCompleted(const models::InFlightRequest& r, sim::Time now);
@@ -75,6 +81,7 @@ class PointMetricsCollector {
   std::vector<Slo> slos_;
   LatencyHistogram ttft_, tpot_, e2e_;
   uint64_t offered_ = 0, completed_ = 0, unfinished_ = 0, rejected_ = 0, measured_ = 0;
+  uint64_t failed_ = 0, retried_ = 0;
   uint64_t admitted_measured_ = 0, admitted_with_hit_ = 0;
   double prompt_tokens_ = 0, hit_tokens_ = 0;
   std::vector<uint64_t> replica_requests_;

@@ -1,5 +1,6 @@
 #include "analysis/table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -41,6 +42,44 @@ std::string FormatCensoring(const SummaryRow& row) {
 
 }  // namespace
 
+namespace {
+
+// Failures are rare and scenario-specific: a section appears only when a
+// replica failed in some point.
+void PrintFailures(const SweepResults& results, std::ostream& out) {
+  std::vector<std::string> policies;
+  std::vector<uint64_t> failures, retried, failed, offered;
+  for (const PointResult& p : results.points) {
+    auto it = std::find(policies.begin(), policies.end(), p.policy);
+    size_t i = static_cast<size_t>(it - policies.begin());
+    if (it == policies.end()) {
+      policies.push_back(p.policy);
+      failures.push_back(0), retried.push_back(0), failed.push_back(0), offered.push_back(0);
+    }
+    failures[i] += p.replica_failures;
+    retried[i] += p.retried;
+    failed[i] += p.failed;
+    offered[i] += p.offered;
+  }
+  uint64_t any = 0;
+  for (uint64_t f : failures) any += f;
+  if (any == 0) return;
+  out << "\nReplica failures, summed over all points\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-14s %16s %14s %14s %14s\n", "policy", "replica failures",
+                "retried", "failed", "offered");
+  out << line;
+  for (size_t i = 0; i < policies.size(); ++i) {
+    std::snprintf(
+        line, sizeof line, "%-14s %16llu %14llu %14llu %14llu\n", policies[i].c_str(),
+        static_cast<unsigned long long>(failures[i]), static_cast<unsigned long long>(retried[i]),
+        static_cast<unsigned long long>(failed[i]), static_cast<unsigned long long>(offered[i]));
+    out << line;
+  }
+}
+
+}  // namespace
+
 void PrintSummaryTables(const SweepResults& results, std::ostream& out) {
   for (uint32_t s = 0; s < results.slos.size(); ++s) {
     const Slo& slo = results.slos[s];
@@ -63,6 +102,7 @@ void PrintSummaryTables(const SweepResults& results, std::ostream& out) {
       out << line;
     }
   }
+  PrintFailures(results, out);
 }
 
 }  // namespace kvroute::analysis

@@ -93,6 +93,15 @@ void KvCache::Release(KvHandle* handle) {
   handle->active = false;
 }
 
+void KvCache::Clear() {
+  std::fill(blocks_.begin(), blocks_.end(), Block{});
+  free_slots_.clear();
+  for (uint32_t s = capacity_; s > 0; --s) free_slots_.push_back(s - 1);
+  index_.Clear();
+  list_head_ = list_tail_ = kNone;
+  cached_blocks_ = private_blocks_ = evictable_blocks_ = 0;
+}
+
 void KvCache::Pin(uint32_t slot) {
   Block& b = blocks_[slot];
   if (b.pins++ == 0) ListRemove(slot);

@@ -73,6 +73,10 @@ class KvCache {
   // ones (tail first) to the eviction list once no one pins them.
   void Release(KvHandle* handle);
 
+  // Forgets every block, as a replica that failed and came back. REQUIRES: no
+  // active handle refers to this cache any more.
+  void Clear();
+
   uint32_t capacity_blocks() const { return capacity_; }
   uint32_t used_blocks() const { return cached_blocks_ + private_blocks_; }
   uint32_t cached_blocks() const { return cached_blocks_; }

@@ -196,6 +196,29 @@ void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
   UpdateKvUtilization();
 }
 
+void Replica::Fail(std::vector<uint32_t>* dropped) {
+  for (uint32_t slot : running_) {
+    kv_.Release(&pool_[slot].kv);
+    dropped->push_back(slot);
+  }
+  dropped->insert(dropped->end(), waiting_.begin(), waiting_.end());
+  for (size_t i = dropped->size() - running_.size() - waiting_.size(); i < dropped->size(); ++i) {
+    InFlightRequest& r = pool_[(*dropped)[i]];
+    r.computed_tokens = 0;
+    r.generated_tokens = 0;
+    r.first_token_time = sim::kNever;
+  }
+  running_.clear();
+  waiting_.clear();
+  batch_.clear();
+  in_iteration_ = false;
+  kv_.Clear();
+  bool healthy = load_.healthy;
+  load_ = ReplicaLoad{};
+  load_.healthy = healthy;
+  ++counters_.failures;
+}
+
 void Replica::UpdateKvUtilization() {
   load_.kv_utilization =
       kv_.capacity_blocks() == 0

@@ -54,6 +54,7 @@ struct ReplicaCounters {
   uint64_t admitted = 0;  // admissions, re-admissions after preemption included
   uint64_t completed = 0;
   uint64_t preemptions = 0;  // by recompute
+  uint64_t failures = 0;
   uint64_t iterations = 0;
   uint64_t prefill_tokens_computed = 0;  // prompt and recomputed tokens, not decodes
   uint64_t max_batch_tokens = 0;         // largest iteration seen, for budget checks
@@ -79,6 +80,12 @@ class Replica {
   // Applies the outcome of the iteration started last.
   // REQUIRES: in_iteration().
   void FinishIteration(sim::Time now, ReplicaObserver& observer);
+
+  // The replica fails: it drops its cache, its running work and its queue.
+  // Appends the slots of the requests it held (running, then waiting, in
+  // order) to `dropped`; their KV is released and their progress reset, so the
+  // caller can retry them elsewhere. The iteration in flight is abandoned.
+  void Fail(std::vector<uint32_t>* dropped);
 
   bool in_iteration() const { return in_iteration_; }
   const KvCache& kv_cache() const { return kv_; }

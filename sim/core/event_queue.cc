@@ -15,10 +15,12 @@ bool Later(const Event& a, const Event& b) {
 
 }  // namespace
 
-void EventQueue::Push(Time time, EventKind kind, uint32_t target) {
+uint64_t EventQueue::Push(Time time, EventKind kind, uint32_t target) {
   assert(time >= now_ && "event scheduled in the past");
-  heap_.push_back(Event{time, next_sequence_++, kind, target});
+  uint64_t sequence = next_sequence_++;
+  heap_.push_back(Event{time, sequence, kind, target});
   std::push_heap(heap_.begin(), heap_.end(), Later);
+  return sequence;
 }
 
 Event EventQueue::Pop() {

@@ -12,24 +12,27 @@
 namespace kvroute::sim {
 
 enum class EventKind : uint8_t {
-  kArrival,        // the next request of the workload arrives
-  kIterationDone,  // replica `target` finished its current batch
-  kControlTick,    // the policy's periodic control interval elapsed
+  kArrival,          // the next request of the workload arrives
+  kIterationDone,    // replica `target` finished its current batch
+  kControlTick,      // the policy's periodic control interval elapsed
+  kReplicaFailure,   // replica `target` fails (scenario failure schedule)
+  kReplicaRecovery,  // replica `target` comes back, cold
 };
 
 struct Event {
   Time time;
   uint64_t sequence;  // insertion order; breaks ties between equal times
   EventKind kind;
-  uint32_t target;  // replica index for kIterationDone, unused otherwise
+  uint32_t target;  // replica index for replica events, unused otherwise
 };
 
 class EventQueue {
  public:
   EventQueue() = default;
 
+  // Returns the event's sequence number, which identifies it when popped.
   // REQUIRES: time >= the time of the last popped event (no scheduling in the past).
-  void Push(Time time, EventKind kind, uint32_t target = 0);
+  uint64_t Push(Time time, EventKind kind, uint32_t target = 0);
 
   bool Empty() const { return heap_.empty(); }
   size_t Size() const { return heap_.size(); }

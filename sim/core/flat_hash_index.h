@@ -7,6 +7,7 @@
 #ifndef KVROUTE_SIM_CORE_FLAT_HASH_INDEX_H_
 #define KVROUTE_SIM_CORE_FLAT_HASH_INDEX_H_
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <vector>
@@ -73,6 +74,12 @@ class FlatHashIndex {
   }
 
   uint32_t Size() const { return size_; }
+
+  void Clear() {
+    std::fill(keys_.begin(), keys_.end(), 0);
+    std::fill(values_.begin(), values_.end(), kAbsent);
+    size_ = 0;
+  }
 
  private:
   uint64_t Home(uint64_t key) const { return Mix64(key) & mask_; }

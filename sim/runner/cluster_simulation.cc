@@ -38,6 +38,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     uint32_t kv_blocks = static_cast<uint32_t>(
         scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks());
     loads_.resize(replicas);
+    iteration_event_.assign(replicas, UINT64_MAX);
     for (uint32_t r = 0; r < replicas; ++r) {
       replicas_.push_back(std::make_unique<models::Replica>(r, *cost_model_, scenario.scheduler,
                                                             kv_blocks, profile_.block_size_tokens,
@@ -57,6 +58,13 @@ class ClusterSimulation : public models::ReplicaObserver {
     const Time interval = policy_->ControlInterval();
     if (interval > 0 && interval < end_of_arrivals_)
       events_.Push(interval, EventKind::kControlTick);
+    for (const FailureEvent& f : scenario_.failures) {
+      events_.Push(FromSeconds(f.at_s), EventKind::kReplicaFailure, f.replica);
+      if (f.recover_after_s > 0) {
+        events_.Push(FromSeconds(f.at_s + f.recover_after_s), EventKind::kReplicaRecovery,
+                     f.replica);
+      }
+    }
 
     uint64_t handled = 0;
     while (!events_.Empty() && events_.Top().time <= hard_stop_) {
@@ -68,8 +76,16 @@ class ClusterSimulation : public models::ReplicaObserver {
           OnArrival(event.time);
           break;
         case EventKind::kIterationDone:
+          // The iteration of a replica that failed meanwhile never finishes.
+          if (event.sequence != iteration_event_[event.target]) break;
           replicas_[event.target]->FinishIteration(event.time, *this);
           StartIteration(event.target, event.time);
+          break;
+        case EventKind::kReplicaFailure:
+          OnReplicaFailure(event.target, event.time);
+          break;
+        case EventKind::kReplicaRecovery:
+          loads_[event.target].healthy = true;  // back with an empty cache
           break;
         case EventKind::kControlTick:
           policy_->OnControlTick(View(event.time));
@@ -94,6 +110,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       result.prefill_tokens_computed += replica->counters().prefill_tokens_computed;
       result.cache_evictions += replica->kv_cache().counters().evictions;
       result.preemptions += replica->counters().preemptions;
+      result.replica_failures += replica->counters().failures;
       iterations += replica->counters().iterations;
     }
     result.policy_stats = policy_->Stats();
@@ -122,19 +139,57 @@ class ClusterSimulation : public models::ReplicaObserver {
     uint32_t slot = pool_.Acquire();
     models::InFlightRequest& r = pool_[slot];
     std::swap(r.request, next_request_);  // swaps buffers: no allocation in steady state
-    const models::Request& request = r.request;
-    metrics_.OnArrival(request);
-    uint32_t target = policy_->Route(request, View(now));
+    metrics_.OnArrival(r.request);
+    Dispatch(slot, now);
+    if (workload_.Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
+  }
+
+  // Routes the request in `slot` and queues it on the chosen replica.
+  void Dispatch(uint32_t slot, Time now) {
+    models::InFlightRequest& r = pool_[slot];
+    if (!AnyHealthy()) {
+      metrics_.OnFailed(r.request);
+      pool_.Release(slot);
+      return;
+    }
+    uint32_t target = policy_->Route(r.request, View(now));
     r.replica = target;
     if (replicas_[target]->Enqueue(slot)) {
-      policy_->OnDispatch(request, target, now);
-      metrics_.OnDispatched(request, target);
+      policy_->OnDispatch(r.request, target, now);
+      metrics_.OnDispatched(r.request, target);
       StartIteration(target, now);
     } else {
-      metrics_.OnRejected(request);
+      metrics_.OnRejected(r.request);
       pool_.Release(slot);
     }
-    if (workload_.Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
+  }
+
+  // A failed replica loses its cache and its work; each request it held is
+  // retried on another replica up to the scenario's retry limit, else failed.
+  void OnReplicaFailure(uint32_t replica, Time now) {
+    if (!loads_[replica].healthy) return;
+    loads_[replica].healthy = false;
+    dropped_.clear();
+    replicas_[replica]->Fail(&dropped_);
+    for (uint32_t slot : dropped_) {
+      models::InFlightRequest& r = pool_[slot];
+      policy_->OnComplete(r.request, replica, now);  // it no longer runs there
+      if (r.retries >= scenario_.retry_limit) {
+        metrics_.OnFailed(r.request);
+        pool_.Release(slot);
+        continue;
+      }
+      ++r.retries;
+      metrics_.OnRetried(r.request);
+      Dispatch(slot, now);
+    }
+  }
+
+  bool AnyHealthy() const {
+    for (const models::ReplicaLoad& load : loads_) {
+      if (load.healthy) return true;
+    }
+    return false;
   }
 
   // Accumulates requests-in-system × time (the L of Little's law) and KV
@@ -158,7 +213,9 @@ class ClusterSimulation : public models::ReplicaObserver {
     models::Replica& r = *replicas_[replica];
     if (r.in_iteration()) return;
     Time duration = r.StartIteration(now, *this);
-    if (duration > 0) events_.Push(now + duration, EventKind::kIterationDone, replica);
+    if (duration > 0) {
+      iteration_event_[replica] = events_.Push(now + duration, EventKind::kIterationDone, replica);
+    }
   }
 
   const Scenario& scenario_;
@@ -176,6 +233,8 @@ class ClusterSimulation : public models::ReplicaObserver {
   models::RequestPool pool_;
   std::vector<models::ReplicaLoad> loads_;
   std::vector<std::unique_ptr<models::Replica>> replicas_;
+  std::vector<uint64_t> iteration_event_;  // per replica: sequence of its pending iteration
+  std::vector<uint32_t> dropped_;          // scratch for failures
   std::unique_ptr<policies::Policy> policy_;
   EventQueue events_;
   models::Request next_request_;

@@ -22,6 +22,14 @@ struct DeploymentSpec {
   double weight = 1;
 };
 
+// A replica fails at `at_s` and, if recover_after_s > 0, comes back that much
+// later with an empty cache.
+struct FailureEvent {
+  uint32_t replica = 0;
+  double at_s = 0;
+  double recover_after_s = 0;
+};
+
 struct PolicySpec {
   std::string name;
   std::vector<policies::ParamValue> params;  // as given; defaults fill the rest
@@ -53,6 +61,8 @@ struct Scenario {
   std::vector<double> qps;   // the load grid, ascending
   double reference_qps = 0;  // common load for the table; 0 means the middle of the grid
   std::vector<analysis::Slo> slos;
+  std::vector<FailureEvent> failures;
+  uint32_t retry_limit = 1;  // re-routings a request gets after replica failures
 
   uint32_t replica_count() const {
     uint32_t n = 0;

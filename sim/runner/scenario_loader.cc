@@ -377,6 +377,30 @@ void ParseSlos(MapReader& top, Scenario* s) {
   }
 }
 
+void ParseFailures(MapReader& top, Scenario* s) {
+  YAML::Node node = top.Take("failures");
+  if (!node.IsDefined()) return;
+  MapReader f(top.ctx(), node, "failures");
+  s->retry_limit = static_cast<uint32_t>(f.Integer("retry_limit", s->retry_limit, 0, 100));
+  YAML::Node schedule = f.Take("schedule");
+  if (schedule.IsDefined() && !schedule.IsSequence()) {
+    top.ctx().Fail(schedule, "failures.schedule", "expected a list");
+  }
+  for (size_t i = 0; schedule.IsDefined() && i < schedule.size(); ++i) {
+    std::string path = "failures.schedule[" + std::to_string(i) + "]";
+    MapReader e(top.ctx(), schedule[i], path);
+    FailureEvent event;
+    e.Required("replica");
+    event.replica = static_cast<uint32_t>(e.Integer("replica", 0, 0, s->replica_count() - 1));
+    e.Required("at_s");
+    event.at_s = e.Number("at_s", 0, 0, s->duration_s + s->drain_s);
+    event.recover_after_s = e.Number("recover_after_s", 0, 0, 1e7);
+    e.Finish();
+    s->failures.push_back(event);
+  }
+  f.Finish();
+}
+
 void ApplyOverride(YAML::Node root, const std::string& assignment, Context* ctx) {
   size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -441,6 +465,7 @@ Scenario Parse(const std::string& text, const std::string& source,
   ParsePolicies(top, &s);
   ParseSweep(top, &s);
   ParseSlos(top, &s);
+  ParseFailures(top, &s);
   top.Finish();
   s.workload.block_size_tokens = s.resolved_profile.block_size_tokens;
 

@@ -112,6 +112,27 @@ TEST(CliTest, ValidateRejectsAMisspelledKeyNamingItsLine) {
   EXPECT_EQ(o.out, "");
 }
 
+TEST(CliTest, EveryShippedScenarioValidates) {
+  int scenarios = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator("scenarios")) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++scenarios;
+    Outcome o = Cli({"validate", entry.path().string()});
+    EXPECT_EQ(o.status, 0) << entry.path() << ": " << o.err;
+  }
+  EXPECT_GE(scenarios, 2);
+}
+
+TEST(CliTest, FailureScenarioReportsRetriedRequests) {
+  std::string path = (TempDir() / "failures.h5").string();
+  Outcome o = Cli({"run", "scenarios/failures.yaml", "--quiet", "--seeds", "1", "--policies",
+                   "flat_lb", "--out", path});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(std::regex_search(
+      o.out, std::regex(R"(Replica failures[^\n]*\n[^\n]*\nflat_lb +6 +[1-9][0-9]* +0 )")))
+      << o.out;
+}
+
 TEST(CliTest, ValidateAcceptsTheQuickstart) {
   Outcome o = Cli({"validate", "scenarios/quickstart.yaml"});
   EXPECT_EQ(o.status, 0) << o.err;

@@ -178,6 +178,33 @@ TEST_F(ReplicaTest, IterationThatPreemptsAdmitsNothingNew) {
   EXPECT_EQ(load_.waiting, 1u);  // the preempted request waits; nothing was admitted
 }
 
+TEST_F(ReplicaTest, FailureDropsCacheWorkAndQueue) {
+  Make(SchedulerConfig{.max_num_batched_tokens = 8192, .max_num_seqs = 2}, 2000);
+  uint32_t a = Add(320, 50, 1, 10), b = Add(320, 50, 1, 10), c = Add(320, 50, 2, 10);
+  sim::Time d = replica_->StartIteration(now_, *this);
+  now_ += d;
+  replica_->FinishIteration(now_, *this);
+  replica_->StartIteration(now_, *this);  // in flight when the replica fails
+  std::vector<uint32_t> dropped;
+  replica_->Fail(&dropped);
+  EXPECT_EQ(dropped, (std::vector<uint32_t>{a, b, c}));
+  EXPECT_FALSE(replica_->in_iteration());
+  EXPECT_EQ(replica_->kv_cache().used_blocks(), 0u);
+  EXPECT_EQ(replica_->kv_cache().cached_blocks(), 0u);
+  EXPECT_EQ(replica_->kv_cache().CheckInvariants(), "");
+  EXPECT_EQ(load_.waiting + load_.running, 0u);
+  EXPECT_EQ(load_.prefill_tokens + load_.decode_tokens, 0);
+  for (uint32_t slot : dropped) {
+    EXPECT_EQ(pool_[slot].computed_tokens, 0u);
+    EXPECT_EQ(pool_[slot].generated_tokens, 0u);
+    EXPECT_FALSE(pool_[slot].kv.active);
+  }
+  // It comes back cold: the same prompt misses.
+  uint32_t again = Add(320, 1, 1, 10);
+  replica_->StartIteration(now_, *this);
+  EXPECT_EQ(pool_[again].hit_tokens, 0u);
+}
+
 TEST_F(ReplicaTest, RunningSequencesAreCapped) {
   Make(SchedulerConfig{.max_num_batched_tokens = 8192, .max_num_seqs = 3}, 2000);
   for (int i = 0; i < 5; ++i) Add(32, 4, i, 0);

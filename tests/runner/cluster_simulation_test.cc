@@ -97,5 +97,54 @@ TEST(ClusterSimulationTest, CacheRouteRebuildsEveryInterval) {
   EXPECT_EQ(rebuilds, 4);  // the initial plan, then ticks at 30, 60 and 90 s
 }
 
+// A replica fails at 40 s and comes back cold 30 s later: its requests are
+// retried elsewhere, nothing is lost, and the run stays deterministic.
+TEST(ClusterSimulationTest, FailedReplicaRequestsAreRetriedElsewhere) {
+  Scenario s =
+      Small({"failures={retry_limit: 1, schedule: [{replica: 1, at_s: 40, recover_after_s: 30}]}"});
+  for (size_t p = 0; p < s.policies.size(); ++p) {
+    analysis::PointResult r = RunPoint(s, PointSpec{p, 20, 1});
+    EXPECT_EQ(r.replica_failures, 1u) << s.policies[p].name;
+    EXPECT_GT(r.retried, 0u) << s.policies[p].name;
+    EXPECT_EQ(r.failed, 0u) << s.policies[p].name;
+    EXPECT_EQ(r.offered, r.completed + r.unfinished + r.rejected + r.failed);
+    EXPECT_EQ(analysis::PointToJson(r, s.slos),
+              analysis::PointToJson(RunPoint(s, PointSpec{p, 20, 1}), s.slos));
+  }
+}
+
+TEST(ClusterSimulationTest, WithoutRetriesAFailureLosesItsRequests) {
+  Scenario s = Small({"failures={retry_limit: 0, schedule: [{replica: 2, at_s: 40}]}"});
+  analysis::PointResult r = RunPoint(s, PointSpec{2, 20, 1});
+  EXPECT_GT(r.failed, 0u);
+  EXPECT_EQ(r.retried, 0u);
+  EXPECT_EQ(r.offered, r.completed + r.unfinished + r.rejected + r.failed);
+  // The dead replica receives nothing after it failed: it got fewer requests
+  // than the live ones (it served only the first 40 s after the 20 s warm-up).
+  EXPECT_LT(r.replica_requests[2], r.replica_requests[0] / 2);
+}
+
+TEST(ClusterSimulationTest, WhenEveryReplicaIsDownArrivalsFail) {
+  std::string all = "failures={schedule: [";
+  for (int i = 0; i < 4; ++i)
+    all += std::string(i ? "," : "") + "{replica: " + std::to_string(i) +
+           ", at_s: 50, recover_after_s: 10}";
+  Scenario s = Small({all + "]}"});
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
+  EXPECT_GT(r.failed, 100u);  // ~200 arrivals in the 10 s outage, plus work in flight
+  EXPECT_EQ(r.replica_failures, 4u);
+  EXPECT_EQ(r.offered, r.completed + r.unfinished + r.rejected + r.failed);
+}
+
+TEST(ClusterSimulationTest, FailureOfAnUnknownReplicaIsAScenarioError) {
+  try {
+    Small({"failures={schedule: [{replica: 9, at_s: 10}]}"});
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_NE(std::string(e.what()).find("failures.schedule[0].replica"), std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace kvroute::sim
