@@ -12,6 +12,12 @@ PolicyInfo RandomPolicyInfo();
 PolicyInfo FlatLbPolicyInfo();
 PolicyInfo StickyPolicyInfo();
 PolicyInfo CacheRoutePolicyInfo();
+PolicyInfo LeastLoadedPolicyInfo();
+PolicyInfo ChwblPolicyInfo();
+PolicyInfo PrefixHashPolicyInfo();
+PolicyInfo SessionAffinityPolicyInfo();
+PolicyInfo SoftmaxPolicyInfo();
+PolicyInfo FlexLbPolicyInfo();
 
 }  // namespace kvroute::policies
 

@@ -228,7 +228,15 @@ int ListPolicies(std::ostream& out) {
   for (const policies::PolicyInfo& info : policies::PolicyTable()) {
     out << info.name << " — " << info.description << "\n";
     for (const policies::ParamSpec& p : info.params) {
-      out << "    " << p.name << " = " << p.default_value << "  (" << p.description << ")\n";
+      out << "    " << p.name << " = ";
+      if (p.choices.empty()) {
+        out << p.default_value;
+      } else {
+        out << p.choices[static_cast<size_t>(p.default_value)] << " (one of";
+        for (const std::string& c : p.choices) out << " " << c;
+        out << ")";
+      }
+      out << "  (" << p.description << ")\n";
     }
   }
   return 0;

@@ -14,6 +14,19 @@
 namespace kvroute::sim {
 namespace {
 
+// The replicas' real prefix caches, offered read-only to policies.
+class ReplicaCacheOracle : public policies::CacheOracle {
+ public:
+  explicit ReplicaCacheOracle(const std::vector<std::unique_ptr<models::Replica>>& replicas)
+      : replicas_(replicas) {}
+  uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
+    return replicas_[replica]->kv_cache().MatchPrefix(chain);
+  }
+
+ private:
+  const std::vector<std::unique_ptr<models::Replica>>& replicas_;
+};
+
 class ClusterSimulation : public models::ReplicaObserver {
  public:
   ClusterSimulation(const Scenario& scenario, const PointSpec& spec)
@@ -24,7 +37,8 @@ class ClusterSimulation : public models::ReplicaObserver {
         end_of_arrivals_(FromSeconds(scenario.duration_s)),
         hard_stop_(FromSeconds(scenario.duration_s + scenario.drain_s)),
         workload_(scenario.workload, spec.seed, spec.qps, end_of_arrivals_),
-        metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos) {
+        metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos),
+        oracle_(replicas_) {
     const uint32_t replicas = scenario.replica_count();
     uint32_t kv_blocks = static_cast<uint32_t>(
         scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks());
@@ -39,6 +53,9 @@ class ClusterSimulation : public models::ReplicaObserver {
     policies::PolicyContext context;
     context.num_replicas = replicas;
     context.seed = spec.seed;
+    context.cost_model = &cost_model_;
+    context.block_size_tokens = profile_.block_size_tokens;
+    context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
     for (double share : workload_.key_shares()) context.key_rates.push_back(share * spec.qps);
     policy_ = info.factory(policies::ResolveParams(info, policy_spec.params), context);
   }
@@ -100,7 +117,9 @@ class ClusterSimulation : public models::ReplicaObserver {
   }
 
  private:
-  policies::ClusterView View(Time now) const { return policies::ClusterView{loads_, now}; }
+  policies::ClusterView View(Time now) const {
+    return policies::ClusterView{loads_, now, &oracle_};
+  }
 
   void OnArrival(Time now) {
     uint32_t slot = pool_.Acquire();
@@ -139,6 +158,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   models::RequestPool pool_;
   std::vector<models::ReplicaLoad> loads_;
   std::vector<std::unique_ptr<models::Replica>> replicas_;
+  ReplicaCacheOracle oracle_;
   std::unique_ptr<policies::Policy> policy_;
   EventQueue events_;
   models::Request next_request_;
