@@ -18,6 +18,8 @@ PolicyInfo PrefixHashPolicyInfo();
 PolicyInfo SessionAffinityPolicyInfo();
 PolicyInfo SoftmaxPolicyInfo();
 PolicyInfo FlexLbPolicyInfo();
+PolicyInfo DynamoKvPolicyInfo();
+PolicyInfo LlmdPolicyInfo();
 
 }  // namespace kvroute::policies
 

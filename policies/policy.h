@@ -50,6 +50,7 @@ struct PolicyContext {
   const models::CostModel* cost_model = nullptr;
   int block_size_tokens = 16;
   int64_t max_num_batched_tokens = 8192;  // the replicas' per-iteration token budget
+  uint32_t kv_blocks_per_replica = 0;     // KV pool size; 0 when unknown
 };
 
 class Policy {

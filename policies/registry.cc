@@ -13,7 +13,8 @@ std::vector<PolicyInfo> MakeTable() {
   return {RoundRobinPolicyInfo(),  RandomPolicyInfo(),          FlatLbPolicyInfo(),
           LeastLoadedPolicyInfo(), StickyPolicyInfo(),          ChwblPolicyInfo(),
           PrefixHashPolicyInfo(),  SessionAffinityPolicyInfo(), SoftmaxPolicyInfo(),
-          FlexLbPolicyInfo(),      CacheRoutePolicyInfo()};
+          FlexLbPolicyInfo(),      DynamoKvPolicyInfo(),        LlmdPolicyInfo(),
+          CacheRoutePolicyInfo()};
 }
 
 template <typename Items, typename Name>

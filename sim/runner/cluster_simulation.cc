@@ -56,6 +56,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     context.cost_model = &cost_model_;
     context.block_size_tokens = profile_.block_size_tokens;
     context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
+    context.kv_blocks_per_replica = kv_blocks;
     for (double share : workload_.key_shares()) context.key_rates.push_back(share * spec.qps);
     policy_ = info.factory(policies::ResolveParams(info, policy_spec.params), context);
   }
