@@ -15,6 +15,7 @@ enum class EventKind : uint8_t {
   kArrival,        // the next request of the workload arrives
   kIterationDone,  // replica `target` finished its current batch
   kControlTick,    // the policy's periodic control interval elapsed
+  kSignalRefresh,  // the router polls the replicas' load signals
 };
 
 struct Event {

@@ -38,11 +38,13 @@ class ClusterSimulation : public models::ReplicaObserver {
         hard_stop_(FromSeconds(scenario.duration_s + scenario.drain_s)),
         workload_(scenario.workload, spec.seed, spec.qps, end_of_arrivals_),
         metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos),
-        oracle_(replicas_) {
+        oracle_(replicas_),
+        refresh_(FromSeconds(scenario.signal_refresh_s)) {
     const uint32_t replicas = scenario.replica_count();
     uint32_t kv_blocks = static_cast<uint32_t>(
         scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks());
     loads_.resize(replicas);
+    seen_loads_.resize(replicas);
     for (uint32_t r = 0; r < replicas; ++r) {
       replicas_.push_back(std::make_unique<models::Replica>(r, cost_model_, scenario.scheduler,
                                                             kv_blocks, profile_.block_size_tokens,
@@ -66,6 +68,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     const Time interval = policy_->ControlInterval();
     if (interval > 0 && interval < end_of_arrivals_)
       events_.Push(interval, EventKind::kControlTick);
+    if (refresh_ > 0) events_.Push(0, EventKind::kSignalRefresh);
 
     uint64_t handled = 0;
     while (!events_.Empty() && events_.Top().time <= hard_stop_) {
@@ -83,6 +86,12 @@ class ClusterSimulation : public models::ReplicaObserver {
           policy_->OnControlTick(View(event.time));
           if (event.time + interval < end_of_arrivals_) {
             events_.Push(event.time + interval, EventKind::kControlTick);
+          }
+          break;
+        case EventKind::kSignalRefresh:
+          seen_loads_ = loads_;
+          if (event.time + refresh_ < end_of_arrivals_) {
+            events_.Push(event.time + refresh_, EventKind::kSignalRefresh);
           }
           break;
       }
@@ -118,7 +127,13 @@ class ClusterSimulation : public models::ReplicaObserver {
   }
 
  private:
-  policies::ClusterView View(Time now) const {
+  policies::ClusterView View(Time now) {
+    // With polling, loads come from the last poll; health is always current
+    // (a failed replica refuses connections at once).
+    if (refresh_ > 0) {
+      for (size_t r = 0; r < loads_.size(); ++r) seen_loads_[r].healthy = loads_[r].healthy;
+      return policies::ClusterView{seen_loads_, now, &oracle_};
+    }
     return policies::ClusterView{loads_, now, &oracle_};
   }
 
@@ -160,6 +175,8 @@ class ClusterSimulation : public models::ReplicaObserver {
   std::vector<models::ReplicaLoad> loads_;
   std::vector<std::unique_ptr<models::Replica>> replicas_;
   ReplicaCacheOracle oracle_;
+  Time refresh_;                                 // signal poll period; 0 = live
+  std::vector<models::ReplicaLoad> seen_loads_;  // the router's last poll
   std::unique_ptr<policies::Policy> policy_;
   EventQueue events_;
   models::Request next_request_;

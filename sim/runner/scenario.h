@@ -41,6 +41,9 @@ struct Scenario {
   std::vector<DeploymentSpec> deployments;
   models::SchedulerConfig scheduler;
   int64_t kv_blocks = 0;  // 0: derived from the profile
+  // How often the router's copy of the load signals is refreshed, seconds;
+  // 0 means policies see live signals. Real routers poll (SGLang every 10 s).
+  double signal_refresh_s = 0;
 
   models::WorkloadConfig workload;
   std::vector<PolicySpec> policies;

@@ -221,6 +221,7 @@ void ParseCluster(MapReader& top, Scenario* s) {
     m.Finish();
   }
   s->kv_blocks = static_cast<int64_t>(cluster.Integer("kv_blocks", 0, 1, 1ULL << 31));
+  s->signal_refresh_s = cluster.Number("signal_refresh_s", 0, 0);
   cluster.Finish();
 }
 
