@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "models/profile.h"
 #include "policies/registry.h"
 #include "sim/runner/experiment.h"
+#include "sim/runner/plan_command.h"
 #include "sim/runner/scenario_loader.h"
 
 namespace kvroute::sim {
@@ -33,6 +35,8 @@ constexpr char kUsage[] =
     "  kvroute point SCENARIO.yaml --policy NAME --qps X [--seed S] [--set ...] [--json]\n"
     "  kvroute validate SCENARIO.yaml\n"
     "  kvroute policies\n"
+    "  kvroute plan RATES.csv --replicas R --q-cap Q --slots-per-replica W\n"
+    "               [--ablation affinity|replication|full] [--format csv|json] [--out FILE]\n"
     "With no scenario, `run` uses the built-in quickstart.\n";
 
 class UsageError : public std::runtime_error {
@@ -224,6 +228,71 @@ int Validate(int argc, const char* const* argv, std::ostream& out) {
   return 0;
 }
 
+int Plan(int argc, const char* const* argv, std::ostream& out) {
+  po::options_description options("plan");
+  options.add_options()("rates", po::value<std::string>())("replicas", po::value<uint32_t>())(
+      "q-cap", po::value<double>())("slots-per-replica", po::value<uint32_t>())(
+      "ablation", po::value<std::string>()->default_value("full"))(
+      "format", po::value<std::string>()->default_value("csv"))("out", po::value<std::string>());
+  po::positional_options_description positional;
+  positional.add("rates", 1);
+  po::variables_map vm = Parse(argc, argv, options, positional);
+  for (const char* required : {"rates", "replicas", "q-cap", "slots-per-replica"}) {
+    if (!vm.count(required)) {
+      throw UsageError(
+          (std::string(required) == "rates" ? "a rates file" : "--" + std::string(required)) +
+          " is required");
+    }
+  }
+  policies::PlannerConfig config{.destinations = vm["replicas"].as<uint32_t>(),
+                                 .q_cap = vm["q-cap"].as<double>(),
+                                 .slots_per_destination = vm["slots-per-replica"].as<uint32_t>()};
+  if (config.destinations == 0) throw UsageError("--replicas must be at least 1");
+  if (!(config.q_cap > 0) || !std::isfinite(config.q_cap))
+    throw UsageError("--q-cap must be a positive number");
+  const std::string ablation = vm["ablation"].as<std::string>();
+  if (ablation == "affinity") {
+    config.ablation = policies::PlanAblation::kAffinityOnly;
+  } else if (ablation == "replication") {
+    config.ablation = policies::PlanAblation::kReplication;
+  } else if (ablation != "full") {
+    throw UsageError("--ablation must be one of affinity, replication, full");
+  }
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "csv" && format != "json") throw UsageError("--format must be csv or json");
+
+  const std::string path = vm["rates"].as<std::string>();
+  std::ifstream in(path);
+  if (!in) throw RatesFileError(path + ": cannot open");
+  KeyRates rates = ReadKeyRates(in, path);
+
+  auto start = std::chrono::steady_clock::now();
+  policies::RoutingPlan plan = policies::BuildPlan(rates.rates, config);
+  double build_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::ofstream file;
+  std::ostream* sink = &out;
+  std::string out_path = vm.count("out") ? vm["out"].as<std::string>() : "";
+  if (!out_path.empty()) {
+    file.open(out_path + ".tmp");
+    if (!file) throw std::runtime_error(out_path + ".tmp: cannot write");
+    sink = &file;
+  }
+  if (format == "json") {
+    WritePlanJson(*sink, rates, plan, build_seconds);
+  } else {
+    WritePlanCsv(*sink, rates, plan, build_seconds);
+  }
+  if (!out_path.empty()) {
+    file.close();
+    if (!file || std::rename((out_path + ".tmp").c_str(), out_path.c_str()) != 0) {
+      throw std::runtime_error(out_path + ": cannot write");
+    }
+  }
+  return 0;
+}
+
 int ListPolicies(std::ostream& out) {
   for (const policies::PolicyInfo& info : policies::PolicyTable()) {
     out << info.name << " — " << info.description << "\n";
@@ -259,6 +328,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     if (command == "point") return Point(n, rest.data(), out);
     if (command == "validate") return Validate(n, rest.data(), out);
     if (command == "policies") return ListPolicies(out);
+    if (command == "plan") return Plan(n, rest.data(), out);
     if (command == "--help" || command == "-h" || command == "help") {
       out << kUsage;
       return 0;
@@ -267,7 +337,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       out << "kvroute " << kVersion << "\n";
       return 0;
     }
-    err << "kvroute: unknown command '" << command << "' (valid: run, point, validate, policies)\n"
+    err << "kvroute: unknown command '" << command
+        << "' (valid: run, point, validate, policies, plan)\n"
         << kUsage;
     return 2;
   } catch (const UsageError& e) {
