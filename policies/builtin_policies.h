@@ -12,6 +12,14 @@ PolicyInfo RandomPolicyInfo();
 PolicyInfo FlatLbPolicyInfo();
 PolicyInfo StickyPolicyInfo();
 PolicyInfo CacheRoutePolicyInfo();
+PolicyInfo LeastLoadedPolicyInfo();
+PolicyInfo ChwblPolicyInfo();
+PolicyInfo PrefixHashPolicyInfo();
+PolicyInfo SessionAffinityPolicyInfo();
+PolicyInfo SoftmaxPolicyInfo();
+PolicyInfo FlexLbPolicyInfo();
+PolicyInfo DynamoKvPolicyInfo();
+PolicyInfo LlmdPolicyInfo();
 
 }  // namespace kvroute::policies
 

@@ -18,7 +18,8 @@ class CacheRoutePolicy : public Policy {
   CacheRoutePolicy(const Params& params, const PolicyContext& ctx)
       : config_{.destinations = ctx.num_replicas,
                 .q_cap = params.Get("q_cap"),
-                .slots_per_destination = static_cast<uint32_t>(params.Get("slots_per_replica"))},
+                .slots_per_destination = static_cast<uint32_t>(params.Get("slots_per_replica")),
+                .ablation = static_cast<PlanAblation>(params.Get("ablation"))},
         interval_(sim::FromSeconds(params.Get("interval_s"))),
         rng_(ctx.seed, "policy.cacheroute"),
         arrivals_(ctx.key_rates.size(), 0),
@@ -87,7 +88,13 @@ PolicyInfo CacheRoutePolicyInfo() {
           "planned prefix affinity: top-rate admission, k_b replicas, LPT placement (seed 003)",
           {{"q_cap", 12, "req/s one destination sustains within the SLO (eq. 2)", false, 1e-9},
            {"slots_per_replica", 16, "W, warm prefix slots per destination; C = R*W", true, 0},
-           {"interval_s", 60, "control interval between plan rebuilds, seconds", false, 1e-3}},
+           {"interval_s", 60, "control interval between plan rebuilds, seconds", false, 1e-3},
+           {"ablation",
+            2,
+            "planner parts: affinity only, + replication, + LPT (full)",
+            false,
+            0,
+            {"affinity", "replication", "full"}}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<CacheRoutePolicy>(params, ctx);
           }};

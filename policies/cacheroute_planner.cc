@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "sim/core/hashing.h"
+
 namespace kvroute::policies {
 namespace {
 
@@ -37,6 +39,7 @@ RoutingPlan BuildPlan(std::span<const double> key_rates, const PlannerConfig& co
 
   // Lines 1-3: k_b (eq. 2), capped at R distinct destinations.
   auto replicas_for = [&](double rate) {
+    if (config.ablation == PlanAblation::kAffinityOnly) return 1u;
     double k = std::max(1.0, std::ceil(rate / config.q_cap));
     return static_cast<uint32_t>(std::min<double>(k, R));
   };
@@ -71,6 +74,21 @@ RoutingPlan BuildPlan(std::span<const double> key_rates, const PlannerConfig& co
   std::vector<Loaded> heap(R);
   for (uint32_t r = 0; r < R; ++r) heap[r] = Loaded{plan.cold_tail_rate_ / R, r};
   std::make_heap(heap.begin(), heap.end(), Heavier);
+
+  if (config.ablation != PlanAblation::kFull) {
+    // Without LPT: key b's k_b shares on the distinct destinations that follow
+    // its hashed home, (Mix64(b) + i) mod R.
+    plan.expected_load_.assign(R, plan.cold_tail_rate_ / R);
+    for (uint32_t b = 0; b < keys; ++b) {
+      uint32_t home = static_cast<uint32_t>(sim::Mix64(b) % R);
+      for (uint32_t i = 0; i < k[b]; ++i) {
+        uint32_t d = (home + i) % R;
+        plan.members_[plan.offsets_[b] + i] = d;
+        plan.expected_load_[d] += key_rates[b] / k[b];
+      }
+    }
+    return plan;
+  }
 
   // Lines 15-20: LPT placement onto the k_b least-loaded distinct destinations.
   for (uint32_t b : order) {

@@ -18,10 +18,16 @@
 
 namespace kvroute::policies {
 
+// The paper's ablations (seed 003 §3): affinity only (k_b = 1, each key on
+// its hashed destination), + replication (k_b of eq. 2 on hashed distinct
+// destinations), + LPT (the full planner).
+enum class PlanAblation { kAffinityOnly = 0, kReplication = 1, kFull = 2 };
+
 struct PlannerConfig {
   uint32_t destinations = 0;           // R
   double q_cap = 0;                    // req/s one destination sustains within SLO
   uint32_t slots_per_destination = 0;  // W: warm prefix slots per destination
+  PlanAblation ablation = PlanAblation::kFull;
 };
 
 class RoutingPlan {

@@ -22,6 +22,18 @@ class HashRing {
   // REQUIRES: one replica is healthy.
   uint32_t SuccessorHealthy(uint64_t hash, const ClusterView& view) const;
 
+  // The first owner walking clockwise from `hash` for which `accept(replica)`
+  // holds, or UINT32_MAX when none does after one full turn.
+  template <typename Accept>
+  uint32_t FirstAccepted(uint64_t hash, Accept accept) const {
+    size_t start = FirstPointAtOrAfter(hash);
+    for (size_t step = 0; step < points_.size(); ++step) {
+      uint32_t r = points_[(start + step) % points_.size()].replica;
+      if (accept(r)) return r;
+    }
+    return UINT32_MAX;
+  }
+
   size_t points() const { return points_.size(); }
 
  private:

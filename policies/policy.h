@@ -11,15 +11,28 @@
 #include <utility>
 #include <vector>
 
+#include "models/cost_model.h"
 #include "models/replica_load.h"
 #include "models/request.h"
 #include "sim/core/time.h"
 
 namespace kvroute::policies {
 
+// Read-only access to the replicas' real prefix caches (DESIGN.md, "Policy":
+// the exact cached prefix length, only where a policy is defined that way, or
+// to separate a policy from its own cache estimate). Implemented by the
+// simulation; policies never see the replicas themselves.
+class CacheOracle {
+ public:
+  virtual ~CacheOracle() = default;
+  // Leading blocks of `chain` (chained block hashes) cached on `replica`.
+  virtual uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const = 0;
+};
+
 struct ClusterView {
   std::span<const models::ReplicaLoad> replicas;
   sim::Time now = 0;
+  const CacheOracle* cache = nullptr;  // null: no exact cache state offered
 
   uint32_t size() const { return static_cast<uint32_t>(replicas.size()); }
   bool healthy(uint32_t r) const { return replicas[r].healthy; }
@@ -32,6 +45,12 @@ struct PolicyContext {
   // workload's configured shares times the offered QPS.
   std::vector<double> key_rates;
   uint64_t seed = 0;  // the point's seed; a policy's stream is named after it
+  // The replicas' iteration-time model, for policies that estimate work in
+  // seconds; null means the default profile's roofline model. Outlives the policy.
+  const models::CostModel* cost_model = nullptr;
+  int block_size_tokens = 16;
+  int64_t max_num_batched_tokens = 8192;  // the replicas' per-iteration token budget
+  uint32_t kv_blocks_per_replica = 0;     // KV pool size; 0 when unknown
 };
 
 class Policy {

@@ -1,5 +1,6 @@
 #include "policies/registry.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -9,7 +10,10 @@ namespace kvroute::policies {
 namespace {
 
 std::vector<PolicyInfo> MakeTable() {
-  return {RoundRobinPolicyInfo(), RandomPolicyInfo(), FlatLbPolicyInfo(), StickyPolicyInfo(),
+  return {RoundRobinPolicyInfo(),  RandomPolicyInfo(),          FlatLbPolicyInfo(),
+          LeastLoadedPolicyInfo(), StickyPolicyInfo(),          ChwblPolicyInfo(),
+          PrefixHashPolicyInfo(),  SessionAffinityPolicyInfo(), SoftmaxPolicyInfo(),
+          FlexLbPolicyInfo(),      DynamoKvPolicyInfo(),        LlmdPolicyInfo(),
           CacheRoutePolicyInfo()};
 }
 
@@ -18,6 +22,12 @@ std::string JoinNames(const Items& items, Name name) {
   std::string out;
   for (const auto& item : items) out += (out.empty() ? "" : ", ") + name(item);
   return out;
+}
+
+std::string FormatNumber(double value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
 }
 
 }  // namespace
@@ -63,6 +73,21 @@ Params ResolveParams(const PolicyInfo& info, const std::vector<ParamValue>& give
                               info.name + "' (" + valid + ")");
     }
     const ParamSpec& spec = info.params[i];
+    if (!spec.choices.empty()) {
+      auto it = std::find(spec.choices.begin(), spec.choices.end(), value.text);
+      if (it == spec.choices.end()) {
+        throw PolicyConfigError(
+            prefix + "parameter '" + spec.name + "' of policy '" + info.name + "' must be one of " +
+            JoinNames(spec.choices, [](const std::string& c) { return c; }) + ", got '" +
+            (value.text.empty() ? FormatNumber(value.value) : value.text) + "'");
+      }
+      values[i] = static_cast<double>(it - spec.choices.begin());
+      continue;
+    }
+    if (!value.text.empty()) {
+      throw PolicyConfigError(prefix + "parameter '" + spec.name + "' of policy '" + info.name +
+                              "' must be a number, got '" + value.text + "'");
+    }
     if (!std::isfinite(value.value) || value.value < spec.min) {
       std::ostringstream msg;
       msg << prefix << "parameter '" << spec.name << "' of policy '" << info.name

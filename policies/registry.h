@@ -21,6 +21,9 @@ struct ParamSpec {
   std::string description;  // with the unit
   bool integer = false;
   double min = 0;  // inclusive lower bound
+  // A choice parameter when non-empty: the scenario names one of these, and
+  // Params::Get returns its index. `default_value` is the default's index.
+  std::vector<std::string> choices = {};
 };
 
 // A parameter as the scenario gives it; `where` locates it for error messages.
@@ -28,6 +31,7 @@ struct ParamValue {
   std::string name;
   double value = 0;
   std::string where;
+  std::string text = "";  // the value as written when it is not a number (a choice)
 };
 
 // Every parameter of a policy, defaults filled in, in ParamSpec order.
@@ -35,7 +39,8 @@ class Params {
  public:
   Params(std::vector<std::string> names, std::vector<double> values)
       : names_(std::move(names)), values_(std::move(values)) {}
-  // REQUIRES: `name` is one of the policy's parameters.
+  // REQUIRES: `name` is one of the policy's parameters. A choice parameter
+  // gives the index of the chosen name in its ParamSpec::choices.
   double Get(std::string_view name) const;
   const std::vector<std::string>& names() const { return names_; }
   const std::vector<double>& values() const { return values_; }

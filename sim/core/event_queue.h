@@ -17,6 +17,7 @@ enum class EventKind : uint8_t {
   kControlTick,      // the policy's periodic control interval elapsed
   kReplicaFailure,   // replica `target` fails (scenario failure schedule)
   kReplicaRecovery,  // replica `target` comes back, cold
+  kSignalRefresh,    // the router polls the replicas' load signals
 };
 
 struct Event {

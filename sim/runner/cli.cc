@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -20,6 +21,7 @@
 #include "policies/registry.h"
 #include "sim/runner/calibrate.h"
 #include "sim/runner/experiment.h"
+#include "sim/runner/plan_command.h"
 #include "sim/runner/profile_report.h"
 #include "sim/runner/scenario_loader.h"
 
@@ -37,6 +39,8 @@ constexpr char kUsage[] =
     "  kvroute policies\n"
     "  kvroute profiles [--markdown]\n"
     "  kvroute calibrate SCENARIO.yaml [--slo I] [--set ...]\n"
+    "  kvroute plan RATES.csv --replicas R --q-cap Q --slots-per-replica W\n"
+    "               [--ablation affinity|replication|full] [--format csv|json] [--out FILE]\n"
     "With no scenario, `run` uses the built-in quickstart.\n";
 
 class UsageError : public std::runtime_error {
@@ -248,11 +252,84 @@ int CalibrateCommand(int argc, const char* const* argv, std::ostream& out) {
   return 0;
 }
 
+int Plan(int argc, const char* const* argv, std::ostream& out) {
+  po::options_description options("plan");
+  options.add_options()("rates", po::value<std::string>())("replicas", po::value<uint32_t>())(
+      "q-cap", po::value<double>())("slots-per-replica", po::value<uint32_t>())(
+      "ablation", po::value<std::string>()->default_value("full"))(
+      "format", po::value<std::string>()->default_value("csv"))("out", po::value<std::string>());
+  po::positional_options_description positional;
+  positional.add("rates", 1);
+  po::variables_map vm = Parse(argc, argv, options, positional);
+  for (const char* required : {"rates", "replicas", "q-cap", "slots-per-replica"}) {
+    if (!vm.count(required)) {
+      throw UsageError(
+          (std::string(required) == "rates" ? "a rates file" : "--" + std::string(required)) +
+          " is required");
+    }
+  }
+  policies::PlannerConfig config{.destinations = vm["replicas"].as<uint32_t>(),
+                                 .q_cap = vm["q-cap"].as<double>(),
+                                 .slots_per_destination = vm["slots-per-replica"].as<uint32_t>()};
+  if (config.destinations == 0) throw UsageError("--replicas must be at least 1");
+  if (!(config.q_cap > 0) || !std::isfinite(config.q_cap))
+    throw UsageError("--q-cap must be a positive number");
+  const std::string ablation = vm["ablation"].as<std::string>();
+  if (ablation == "affinity") {
+    config.ablation = policies::PlanAblation::kAffinityOnly;
+  } else if (ablation == "replication") {
+    config.ablation = policies::PlanAblation::kReplication;
+  } else if (ablation != "full") {
+    throw UsageError("--ablation must be one of affinity, replication, full");
+  }
+  const std::string format = vm["format"].as<std::string>();
+  if (format != "csv" && format != "json") throw UsageError("--format must be csv or json");
+
+  const std::string path = vm["rates"].as<std::string>();
+  std::ifstream in(path);
+  if (!in) throw RatesFileError(path + ": cannot open");
+  KeyRates rates = ReadKeyRates(in, path);
+
+  auto start = std::chrono::steady_clock::now();
+  policies::RoutingPlan plan = policies::BuildPlan(rates.rates, config);
+  double build_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  std::ofstream file;
+  std::ostream* sink = &out;
+  std::string out_path = vm.count("out") ? vm["out"].as<std::string>() : "";
+  if (!out_path.empty()) {
+    file.open(out_path + ".tmp");
+    if (!file) throw std::runtime_error(out_path + ".tmp: cannot write");
+    sink = &file;
+  }
+  if (format == "json") {
+    WritePlanJson(*sink, rates, plan, build_seconds);
+  } else {
+    WritePlanCsv(*sink, rates, plan, build_seconds);
+  }
+  if (!out_path.empty()) {
+    file.close();
+    if (!file || std::rename((out_path + ".tmp").c_str(), out_path.c_str()) != 0) {
+      throw std::runtime_error(out_path + ": cannot write");
+    }
+  }
+  return 0;
+}
+
 int ListPolicies(std::ostream& out) {
   for (const policies::PolicyInfo& info : policies::PolicyTable()) {
     out << info.name << " — " << info.description << "\n";
     for (const policies::ParamSpec& p : info.params) {
-      out << "    " << p.name << " = " << p.default_value << "  (" << p.description << ")\n";
+      out << "    " << p.name << " = ";
+      if (p.choices.empty()) {
+        out << p.default_value;
+      } else {
+        out << p.choices[static_cast<size_t>(p.default_value)] << " (one of";
+        for (const std::string& c : p.choices) out << " " << c;
+        out << ")";
+      }
+      out << "  (" << p.description << ")\n";
     }
   }
   return 0;
@@ -282,6 +359,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       PrintProfiles(out, markdown);
       return 0;
     }
+    if (command == "plan") return Plan(n, rest.data(), out);
     if (command == "--help" || command == "-h" || command == "help") {
       out << kUsage;
       return 0;
@@ -292,6 +370,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     }
     err << "kvroute: unknown command '" << command
         << "' (valid: run, point, validate, policies, profiles, calibrate)\n"
+        << "' (valid: run, point, validate, policies, plan)\n"
         << kUsage;
     return 2;
   } catch (const UsageError& e) {

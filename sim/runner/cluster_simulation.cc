@@ -21,6 +21,18 @@ std::unique_ptr<models::CostModel> MakeCostModel(const Scenario& scenario,
   }
   return std::make_unique<models::RooflineCostModel>(profile);
 }
+// The replicas' real prefix caches, offered read-only to policies.
+class ReplicaCacheOracle : public policies::CacheOracle {
+ public:
+  explicit ReplicaCacheOracle(const std::vector<std::unique_ptr<models::Replica>>& replicas)
+      : replicas_(replicas) {}
+  uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
+    return replicas_[replica]->kv_cache().MatchPrefix(chain);
+  }
+
+ private:
+  const std::vector<std::unique_ptr<models::Replica>>& replicas_;
+};
 
 class ClusterSimulation : public models::ReplicaObserver {
  public:
@@ -33,12 +45,15 @@ class ClusterSimulation : public models::ReplicaObserver {
         hard_stop_(FromSeconds(scenario.duration_s + scenario.drain_s)),
         warmup_(FromSeconds(scenario.warmup_s)),
         workload_(scenario.workload, spec.seed, spec.qps, end_of_arrivals_),
-        metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos) {
+        metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos),
+        oracle_(replicas_),
+        refresh_(FromSeconds(scenario.signal_refresh_s)) {
     const uint32_t replicas = scenario.replica_count();
     uint32_t kv_blocks = static_cast<uint32_t>(
         scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks());
     loads_.resize(replicas);
     iteration_event_.assign(replicas, UINT64_MAX);
+    seen_loads_.resize(replicas);
     for (uint32_t r = 0; r < replicas; ++r) {
       replicas_.push_back(std::make_unique<models::Replica>(r, *cost_model_, scenario.scheduler,
                                                             kv_blocks, profile_.block_size_tokens,
@@ -49,6 +64,10 @@ class ClusterSimulation : public models::ReplicaObserver {
     policies::PolicyContext context;
     context.num_replicas = replicas;
     context.seed = spec.seed;
+    context.cost_model = cost_model_.get();
+    context.block_size_tokens = profile_.block_size_tokens;
+    context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
+    context.kv_blocks_per_replica = kv_blocks;
     for (double share : workload_.key_shares()) context.key_rates.push_back(share * spec.qps);
     policy_ = info.factory(policies::ResolveParams(info, policy_spec.params), context);
   }
@@ -65,6 +84,7 @@ class ClusterSimulation : public models::ReplicaObserver {
                      f.replica);
       }
     }
+    if (refresh_ > 0) events_.Push(0, EventKind::kSignalRefresh);
 
     uint64_t handled = 0;
     while (!events_.Empty() && events_.Top().time <= hard_stop_) {
@@ -91,6 +111,12 @@ class ClusterSimulation : public models::ReplicaObserver {
           policy_->OnControlTick(View(event.time));
           if (event.time + interval < end_of_arrivals_) {
             events_.Push(event.time + interval, EventKind::kControlTick);
+          }
+          break;
+        case EventKind::kSignalRefresh:
+          seen_loads_ = loads_;
+          if (event.time + refresh_ < end_of_arrivals_) {
+            events_.Push(event.time + refresh_, EventKind::kSignalRefresh);
           }
           break;
       }
@@ -133,7 +159,15 @@ class ClusterSimulation : public models::ReplicaObserver {
   }
 
  private:
-  policies::ClusterView View(Time now) const { return policies::ClusterView{loads_, now}; }
+  policies::ClusterView View(Time now) {
+    // With polling, loads come from the last poll; health is always current
+    // (a failed replica refuses connections at once).
+    if (refresh_ > 0) {
+      for (size_t r = 0; r < loads_.size(); ++r) seen_loads_[r].healthy = loads_[r].healthy;
+      return policies::ClusterView{seen_loads_, now, &oracle_};
+    }
+    return policies::ClusterView{loads_, now, &oracle_};
+  }
 
   void OnArrival(Time now) {
     uint32_t slot = pool_.Acquire();
@@ -235,6 +269,9 @@ class ClusterSimulation : public models::ReplicaObserver {
   std::vector<std::unique_ptr<models::Replica>> replicas_;
   std::vector<uint64_t> iteration_event_;  // per replica: sequence of its pending iteration
   std::vector<uint32_t> dropped_;          // scratch for failures
+  ReplicaCacheOracle oracle_;
+  Time refresh_;                                 // signal poll period; 0 = live
+  std::vector<models::ReplicaLoad> seen_loads_;  // the router's last poll
   std::unique_ptr<policies::Policy> policy_;
   EventQueue events_;
   models::Request next_request_;

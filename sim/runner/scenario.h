@@ -55,6 +55,9 @@ struct Scenario {
   // whatever its batch: with max_num_seqs 1 a replica is an M/G/1 queue, used
   // to validate the engine against queueing theory.
   double fixed_iteration_s = 0;
+  // How often the router's copy of the load signals is refreshed, seconds;
+  // 0 means policies see live signals. Real routers poll (SGLang every 10 s).
+  double signal_refresh_s = 0;
 
   models::WorkloadConfig workload;
   std::vector<PolicySpec> policies;

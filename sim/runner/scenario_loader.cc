@@ -236,6 +236,7 @@ void ParseCluster(MapReader& top, Scenario* s) {
     }
     m.Finish();
   }
+  s->signal_refresh_s = cluster.Number("signal_refresh_s", 0, 0);
   cluster.Finish();
 }
 
@@ -300,10 +301,12 @@ void ParsePolicies(MapReader& top, Scenario* s) {
         std::string key = kv.first.as<std::string>();
         if (key == "name") continue;
         double value = 0;
-        if (!kv.second.IsScalar() || !YAML::convert<double>::decode(kv.second, value)) {
-          ctx.Fail(kv.second, path + "." + key, "expected a number");
+        std::string text;
+        if (!kv.second.IsScalar()) {
+          ctx.Fail(kv.second, path + "." + key, "expected a number or a name");
         }
-        spec.params.push_back({key, value, ctx.Where(kv.first, path + "." + key)});
+        if (!YAML::convert<double>::decode(kv.second, value)) text = kv.second.as<std::string>();
+        spec.params.push_back({key, value, ctx.Where(kv.first, path + "." + key), text});
       }
     } else {
       ctx.Fail(entry, path, "expected a policy name or a map with 'name'");

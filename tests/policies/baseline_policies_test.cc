@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 #include <vector>
 
+#include "policies/bounded_load.h"
 #include "policies/hash_ring.h"
 #include "policies/load_balancing.h"
 #include "policies/registry.h"
@@ -102,6 +104,147 @@ TEST(HashRingTest, RemovingAReplicaMovesOnlyItsKeys) {
     else
       EXPECT_NE(after, 3u);
   }
+}
+
+// buraksezer/consistent TestConsistentAverageLoadKeepsFraction at load 1.25
+// (policies.md §7): (partitions, members) -> average load bound.
+TEST(BoundedLoadTest, PeerCapacityValues) {
+  EXPECT_EQ(BoundedLoadCapacity(3, 8, 0.25), 1u);
+  EXPECT_EQ(BoundedLoadCapacity(5, 10, 0.25), 1u);
+  EXPECT_EQ(BoundedLoadCapacity(9, 10, 0.25), 2u);
+  EXPECT_EQ(BoundedLoadCapacity(23, 8, 0.25), 4u);
+}
+
+// The bound C = ceil((1+eps)(m+1)/n) holds at every dispatch, with one hot key
+// pushing the walk around the ring and requests completing at random.
+TEST(ChwblTest, NeverExceedsItsBound) {
+  for (double epsilon : {0.0, 0.25, 1.0}) {
+    auto policy = Make("chwbl", 8, {{"epsilon", epsilon, ""}});
+    std::vector<models::ReplicaLoad> loads(8);
+    loads[5].healthy = false;
+    ClusterView view{loads, 0};
+    std::vector<uint64_t> in_flight(8, 0);
+    std::vector<models::Request> live;
+    sim::RandomStream rng(5, "test.chwbl");
+    for (int i = 0; i < 20000; ++i) {
+      models::Request request = KeyRequest(rng.Uniform() < 0.5 ? 0 : rng.UniformInt(50));
+      uint64_t m = 0;
+      for (uint32_t r = 0; r < 8; ++r) m += loads[r].healthy ? in_flight[r] : 0;
+      uint64_t bound = BoundedLoadCapacity(m + 1, 7, epsilon);
+      uint32_t r = policy->Route(request, view);
+      ASSERT_TRUE(loads[r].healthy);
+      ASSERT_LE(in_flight[r] + 1, bound) << "epsilon " << epsilon << " request " << i;
+      policy->OnDispatch(request, r, 0);
+      ++in_flight[r];
+      live.push_back(request);
+      live.back().session = r;  // remember the replica
+      while (!live.empty() && rng.Uniform() < 0.5) {
+        size_t k = rng.UniformInt(live.size());
+        uint32_t done = static_cast<uint32_t>(live[k].session);
+        policy->OnComplete(live[k], done, 0);
+        --in_flight[done];
+        live[k] = live.back();
+        live.pop_back();
+      }
+    }
+  }
+}
+
+// lafikl/consistent TestGetLeast: 100 keys over 2 hosts, none above the bound.
+TEST(ChwblTest, TwoHostsHundredKeys) {
+  auto policy = Make("chwbl", 2);
+  std::vector<models::ReplicaLoad> loads(2);
+  ClusterView view{loads, 0};
+  std::vector<uint64_t> placed(2, 0);
+  for (uint32_t key = 0; key < 100; ++key) {
+    uint32_t r = policy->Route(KeyRequest(key), view);
+    policy->OnDispatch(KeyRequest(key), r, 0);
+    ++placed[r];
+  }
+  EXPECT_LE(std::max(placed[0], placed[1]), BoundedLoadCapacity(100, 2, 0.25));
+}
+
+TEST(ChwblTest, LightlyLoadedKeysStayHome) {
+  auto chwbl = Make("chwbl", 8);
+  auto sticky = Make("sticky", 8);
+  std::vector<models::ReplicaLoad> loads(8);
+  ClusterView view{loads, 0};
+  for (uint32_t key = 0; key < 100; ++key) {
+    EXPECT_EQ(chwbl->Route(KeyRequest(key), view), sticky->Route(KeyRequest(key), view));
+  }
+}
+
+models::Request PrefixRequest(std::vector<uint64_t> blocks, uint32_t tenant = 0) {
+  models::Request r;
+  r.block_hashes = std::move(blocks);
+  r.tenant = tenant;
+  return r;
+}
+
+TEST(PrefixHashTest, OnlyTheFirstNBlocksMatter) {
+  auto policy = Make("prefix_hash", 16, {{"blocks", 2, ""}});
+  std::vector<models::ReplicaLoad> loads(16);
+  ClusterView view{loads, 0};
+  uint32_t home = policy->Route(PrefixRequest({11, 22, 33}), view);
+  EXPECT_EQ(policy->Route(PrefixRequest({11, 22, 99, 98}), view), home);
+  std::set<uint32_t> seen;
+  for (uint64_t second = 1; second < 200; ++second) {
+    seen.insert(policy->Route(PrefixRequest({11, second * 7919}), view));
+  }
+  EXPECT_GT(seen.size(), 8u);  // the second block changes the owner
+}
+
+TEST(PrefixHashTest, TenantHashingSeparatesTenantsWithOnePrefix) {
+  auto policy = Make("prefix_hash", 16, {{"blocks", 2, ""}, {"hash_by", 0, "", "tenant"}});
+  std::vector<models::ReplicaLoad> loads(16);
+  ClusterView view{loads, 0};
+  std::set<uint32_t> seen;
+  for (uint32_t tenant = 0; tenant < 100; ++tenant) {
+    uint32_t r = policy->Route(PrefixRequest({5, 6}, tenant), view);
+    EXPECT_EQ(policy->Route(PrefixRequest({5, 6, 7}, tenant), view), r);
+    seen.insert(r);
+  }
+  EXPECT_GT(seen.size(), 8u);
+}
+
+TEST(SessionAffinityTest, TurnsOfASessionShareAReplica) {
+  auto policy = Make("session_affinity", 8);
+  std::vector<models::ReplicaLoad> loads(8);
+  ClusterView view{loads, 0};
+  models::Request turn;
+  turn.session = 1234;
+  uint32_t home = policy->Route(turn, view);
+  for (uint32_t key = 0; key < 20; ++key) {
+    turn.key = key;  // content changes, the session does not
+    EXPECT_EQ(policy->Route(turn, view), home);
+  }
+}
+
+TEST(LeastLoadedTest, EachMeasurePicksItsMinimum) {
+  std::vector<models::ReplicaLoad> loads(3);
+  loads[0].waiting = 1;
+  loads[0].prefill_tokens = 9000;
+  loads[1].running = 3;
+  loads[1].decode_tokens = 30;
+  loads[2].waiting = 2;
+  loads[2].prefill_tokens = 100;
+  ClusterView view{loads, 0};
+  EXPECT_EQ(Make("least_loaded", 3)->Route(KeyRequest(0), view), 0u);
+  EXPECT_EQ(Make("least_loaded", 3, {{"measure", 0, "", "tokens"}})->Route(KeyRequest(0), view),
+            1u);
+  // 100 prompt tokens of prefill cost less than 10 decode iterations.
+  EXPECT_EQ(Make("least_loaded", 3, {{"measure", 0, "", "work"}})->Route(KeyRequest(0), view), 2u);
+}
+
+TEST(LeastLoadedTest, TiesAreBrokenUniformly) {
+  auto policy = Make("least_loaded", 4);
+  std::vector<models::ReplicaLoad> loads(4);
+  loads[2].running = 1;
+  ClusterView view{loads, 0};
+  std::vector<int> counts(4, 0);
+  for (int i = 0; i < 3000; ++i) ++counts[policy->Route(KeyRequest(0), view)];
+  EXPECT_EQ(counts[2], 0);
+  for (int r : {0, 1, 3}) EXPECT_NEAR(counts[r], 1000, 120);  // ±4.5 sd
 }
 
 }  // namespace

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <vector>
+
+#include "sim/core/random_stream.h"
 
 namespace kvroute::policies {
 namespace {
@@ -105,6 +109,56 @@ TEST(CacheRoutePlannerTest, ChurnCountsKeysWhoseDestinationsChanged) {
   RoutingPlan after = BuildPlan(std::vector<double>{4, 5, 3, 3}, config);   // 1->0 0->1 2->1 3->0
   EXPECT_DOUBLE_EQ(PlanChurn(before, before), 0);
   EXPECT_DOUBLE_EQ(PlanChurn(before, after), 0.5);
+}
+
+// LPT (Graham 1969) with k_b = 1 and no cold tail is within 4/3 - 1/(3m) of
+// the optimal makespan; the optimum by brute force over m^n assignments.
+TEST(CacheRoutePlannerTest, LptWithinGrahamBoundOfOptimum) {
+  sim::RandomStream rng(9, "test.lpt");
+  for (int instance = 0; instance < 300; ++instance) {
+    uint32_t m = 2 + static_cast<uint32_t>(rng.UniformInt(3));  // 2..4 destinations
+    uint32_t n = m + 1 + static_cast<uint32_t>(rng.UniformInt(5));
+    std::vector<double> rates(n);
+    for (double& r : rates) r = 1 + static_cast<double>(rng.UniformInt(20));
+    RoutingPlan plan =
+        BuildPlan(rates, {.destinations = m, .q_cap = 1e9, .slots_per_destination = n});
+    ASSERT_EQ(plan.admitted_keys(), n);
+    double lpt = *std::max_element(plan.expected_load().begin(), plan.expected_load().end());
+
+    double best = 1e18;
+    std::vector<double> load(m, 0);
+    std::function<void(uint32_t)> place = [&](uint32_t b) {
+      if (b == n) {
+        best = std::min(best, *std::max_element(load.begin(), load.end()));
+        return;
+      }
+      for (uint32_t d = 0; d < m; ++d) {
+        load[d] += rates[b];
+        if (load[d] < best) place(b + 1);
+        load[d] -= rates[b];
+      }
+    };
+    place(0);
+    EXPECT_LE(lpt, (4.0 / 3 - 1.0 / (3 * m)) * best + 1e-9) << "instance " << instance;
+  }
+}
+
+TEST(CacheRoutePlannerTest, AblationsDropReplicationAndLpt) {
+  std::vector<double> rates{25, 8, 6, 4, 1};
+  PlannerConfig config{.destinations = 3, .q_cap = 10, .slots_per_destination = 4};
+  config.ablation = PlanAblation::kAffinityOnly;
+  RoutingPlan affinity = BuildPlan(rates, config);
+  EXPECT_EQ(affinity.admitted_keys(), 5u);  // k_b = 1 for every key
+  EXPECT_EQ(affinity.slots_used(), 5u);
+  config.ablation = PlanAblation::kReplication;
+  RoutingPlan replication = BuildPlan(rates, config);
+  EXPECT_EQ(replication.Members(0).size(), 3u);  // k_0 = ceil(25/10)
+  EXPECT_EQ(replication.slots_used(), 7u);
+  // Hashed placement: each key's home is fixed by the key alone.
+  EXPECT_EQ(replication.Members(3)[0], affinity.Members(3)[0]);
+  double total = 0;
+  for (double l : replication.expected_load()) total += l;
+  EXPECT_NEAR(total, 44, 1e-9);
 }
 
 }  // namespace

@@ -53,5 +53,22 @@ TEST(RegistryTest, ParameterlessPolicySaysSo) {
   EXPECT_NE(error.find("it takes none"), std::string::npos);
 }
 
+TEST(RegistryTest, ChoiceParametersTakeANameAndGiveItsIndex) {
+  const PolicyInfo& info = FindPolicy("least_loaded");
+  EXPECT_EQ(ResolveParams(info, {}).Get("measure"), 0);  // requests
+  EXPECT_EQ(ResolveParams(info, {{"measure", 0, "", "work"}}).Get("measure"), 2);
+  std::string error = ErrorOf([&] { ResolveParams(info, {{"measure", 0, "s.yaml:3", "queue"}}); });
+  EXPECT_NE(error.find("s.yaml:3"), std::string::npos);
+  EXPECT_NE(error.find("must be one of requests, tokens, work, got 'queue'"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { ResolveParams(info, {{"measure", 1, ""}}); }), "");
+}
+
+TEST(RegistryTest, NumericParametersRejectNames) {
+  std::string error = ErrorOf([] {
+    ResolveParams(FindPolicy("chwbl"), {{"epsilon", 0, "", "quarter"}});
+  });
+  EXPECT_NE(error.find("must be a number, got 'quarter'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kvroute::policies

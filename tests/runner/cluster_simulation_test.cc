@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "analysis/json_writer.h"
+#include "policies/registry.h"
 #include "sim/runner/scenario_loader.h"
 
 namespace kvroute::sim {
@@ -36,6 +37,39 @@ TEST(ClusterSimulationTest, SamePointTwiceIsBitIdentical) {
               analysis::PointToJson(RunPoint(s, spec), s.slos))
         << s.policies[p].name;
   }
+}
+
+// Every registered policy runs in the simulation, side by side, deterministically.
+TEST(ClusterSimulationTest, EveryRegisteredPolicyRunsDeterministically) {
+  std::string list;
+  for (const policies::PolicyInfo& info : policies::PolicyTable()) {
+    list += (list.empty() ? "" : ", ") + info.name;
+  }
+  Scenario s = Small({"policies=[" + list + "]", "duration_s=60"});
+  ASSERT_EQ(s.policies.size(), policies::PolicyTable().size());
+  for (size_t p = 0; p < s.policies.size(); ++p) {
+    analysis::PointResult r = RunPoint(s, PointSpec{p, 20, 2});
+    EXPECT_EQ(r.offered, r.completed + r.unfinished + r.rejected) << s.policies[p].name;
+    EXPECT_GT(r.completed, 0u) << s.policies[p].name;
+    EXPECT_EQ(analysis::PointToJson(r, s.slos),
+              analysis::PointToJson(RunPoint(s, PointSpec{p, 20, 2}), s.slos))
+        << s.policies[p].name;
+  }
+}
+
+// Polled load signals: 0 is live; a long poll period blinds join-shortest-queue,
+// which then herds every request between polls onto one replica.
+TEST(ClusterSimulationTest, StaleSignalsChangeLoadAwareRouting) {
+  auto run = [](const std::string& refresh) {
+    Scenario s = Small({"policies=[{name: least_loaded, measure: tokens}]",
+                        "cluster.signal_refresh_s=" + refresh});
+    return RunPoint(s, PointSpec{0, 20, 1});
+  };
+  analysis::PointResult live = run("0"), stale = run("5");
+  Scenario s = Small({"policies=[{name: least_loaded, measure: tokens}]"});
+  EXPECT_EQ(analysis::PointToJson(live, s.slos),
+            analysis::PointToJson(RunPoint(s, PointSpec{0, 20, 1}), s.slos));
+  EXPECT_GT(stale.imbalance, live.imbalance);
 }
 
 TEST(ClusterSimulationTest, EveryOfferedRequestCompletesOrIsCounted) {

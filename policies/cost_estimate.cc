@@ -1,0 +1,64 @@
+#include "policies/cost_estimate.h"
+
+#include <algorithm>
+
+#include "models/profile.h"
+
+namespace kvroute::policies {
+namespace {
+
+constexpr char kDefaultProfile[] = "h100-llama3.1-8b-bf16";
+constexpr int64_t kDecodeContext = 1024;
+
+}  // namespace
+
+CostEstimator::CostEstimator(const PolicyContext& ctx)
+    : budget_(std::max<int64_t>(1, ctx.max_num_batched_tokens)),
+      block_size_(ctx.block_size_tokens) {
+  if (ctx.cost_model == nullptr) {
+    owned_ = std::make_unique<models::RooflineCostModel>(models::FindProfile(kDefaultProfile));
+  }
+  model_ = ctx.cost_model != nullptr ? ctx.cost_model : owned_.get();
+  models::BatchShape full;
+  full.AddPrefillChunk(0, budget_);
+  prefill_seconds_per_token_ =
+      sim::ToSeconds(model_->IterationTime(full)) / static_cast<double>(budget_);
+}
+
+double CostEstimator::PrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const {
+  int64_t done = std::min<int64_t>(hit_tokens, prompt_tokens > 0 ? prompt_tokens - 1 : 0);
+  double seconds = 0;
+  while (done < prompt_tokens) {
+    int64_t chunk = std::min<int64_t>(budget_, prompt_tokens - done);
+    models::BatchShape batch;
+    batch.AddPrefillChunk(done, chunk);
+    seconds += sim::ToSeconds(model_->IterationTime(batch));
+    done += chunk;
+  }
+  return seconds;
+}
+
+double CostEstimator::OutstandingWorkSeconds(const models::ReplicaLoad& load) const {
+  double seconds = QueuedPrefillSeconds(load);
+  if (load.decode_tokens > 0) {
+    // The load signals carry no contexts; a decode sequence is taken to attend
+    // to kDecodeContext tokens.
+    int64_t sequences = std::max<int64_t>(1, load.running);
+    models::BatchShape decode;
+    decode.decode_sequences = decode.sequences = sequences;
+    decode.decode_context_tokens = static_cast<double>(sequences * kDecodeContext);
+    double iterations = static_cast<double>(load.decode_tokens) / static_cast<double>(sequences);
+    seconds += iterations * sim::ToSeconds(model_->IterationTime(decode));
+  }
+  return seconds;
+}
+
+uint32_t ExactHitTokens(const ClusterView& view, uint32_t replica, const models::Request& request,
+                        int block_size) {
+  if (view.cache == nullptr || request.prompt_tokens == 0) return 0;
+  uint64_t blocks = view.cache->CachedPrefixBlocks(replica, request.block_hashes);
+  return static_cast<uint32_t>(
+      std::min<uint64_t>(blocks * static_cast<uint64_t>(block_size), request.prompt_tokens - 1));
+}
+
+}  // namespace kvroute::policies

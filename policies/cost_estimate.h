@@ -1,0 +1,54 @@
+// Per-replica cost of serving a request, in seconds, from the replicas' cost
+// model and the load signals: the prefill of this request after its cache hit,
+// plus the prefill work already queued there. This is the S_i of seed 000
+// ("least workload": remaining work of existing tasks + new work of this
+// request) and of FlexLB's CostBasedPrefillStrategy (policies.md §9:
+// prefill_ms after the hit + realWaitTimeMs). Also the "work" load measure.
+#ifndef KVROUTE_POLICIES_COST_ESTIMATE_H_
+#define KVROUTE_POLICIES_COST_ESTIMATE_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "models/cost_model.h"
+#include "models/replica_load.h"
+#include "policies/policy.h"
+
+namespace kvroute::policies {
+
+class CostEstimator {
+ public:
+  explicit CostEstimator(const PolicyContext& ctx);
+
+  // Time to prefill `prompt_tokens` of which `hit_tokens` are cached, run
+  // alone in token-budget chunks. As vLLM, at least the last token is computed.
+  double PrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const;
+
+  // Queued prefill work on a replica: its outstanding prompt tokens at the
+  // full-batch throughput of the cost model.
+  double QueuedPrefillSeconds(const models::ReplicaLoad& load) const {
+    return static_cast<double>(load.prefill_tokens) * prefill_seconds_per_token_;
+  }
+
+  // Everything the replica still owes: queued prefill plus its decode tokens,
+  // generated one per sequence per iteration.
+  double OutstandingWorkSeconds(const models::ReplicaLoad& load) const;
+
+  int block_size() const { return block_size_; }
+
+ private:
+  std::unique_ptr<models::CostModel> owned_;  // when the context gives none
+  const models::CostModel* model_;
+  int64_t budget_;
+  int block_size_;
+  double prefill_seconds_per_token_;
+};
+
+// Prompt tokens of `request` cached on `replica` per the view's cache oracle
+// (0 when the view offers none), capped so the last prompt token is computed.
+uint32_t ExactHitTokens(const ClusterView& view, uint32_t replica, const models::Request& request,
+                        int block_size);
+
+}  // namespace kvroute::policies
+
+#endif  // KVROUTE_POLICIES_COST_ESTIMATE_H_

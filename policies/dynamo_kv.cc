@@ -1,0 +1,111 @@
+// dynamo_kv: NVIDIA Dynamo's KV-aware router (ai-dynamo/dynamo, selector.rs
+// @ccd1706 and kv_router/sequence.rs; policies.md §2). For each worker w with
+// overlap_w cached prefix blocks:
+//   prefill_tokens_w = outstanding prefill tokens on w + (ISL - overlap_w·block)
+//   decode_blocks_w  = blocks of the router's active sequences on w
+//                      + request blocks not already on w
+//   logit_w = overlap_score_weight · prefill_tokens_w / block + decode_blocks_w
+// then DynamoSelect (least logit at temperature 0, else softmax). Overlap comes
+// from the engines' KV events by default (`cache_state: events`, the exact
+// caches); with `router` the router indexes its own decisions with a TTL
+// (--no-kv-events, router_ttl_secs). The tree-size tie-break of the original
+// is replaced by the uniform one that follows it.
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "policies/builtin_policies.h"
+#include "policies/dynamo_selector.h"
+#include "policies/router_prefix_index.h"
+#include "sim/core/random_stream.h"
+
+namespace kvroute::policies {
+namespace {
+
+constexpr uint32_t kDefaultIndexBlocks = 31250;
+
+class DynamoKvPolicy : public Policy {
+ public:
+  DynamoKvPolicy(const Params& params, const PolicyContext& ctx)
+      : weight_(params.Get("overlap_score_weight")),
+        temperature_(params.Get("temperature")),
+        block_(ctx.block_size_tokens),
+        rng_(ctx.seed, "policy.dynamo_kv"),
+        active_blocks_(ctx.num_replicas, 0),
+        logits_(ctx.num_replicas),
+        scratch_(ctx.num_replicas) {
+    if (params.Get("cache_state") == 1) {
+      index_.emplace(
+          ctx.num_replicas,
+          ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica : kDefaultIndexBlocks,
+          sim::FromSeconds(params.Get("router_ttl_s")));
+    }
+  }
+
+  uint32_t Route(const models::Request& request, const ClusterView& view) override {
+    const double request_blocks = RequestBlocks(request);
+    for (uint32_t w = 0; w < view.size(); ++w) {
+      if (!view.healthy(w)) {
+        logits_[w] = std::numeric_limits<double>::infinity();
+        continue;
+      }
+      double overlap = Overlap(w, request, view);
+      double prefill_tokens = static_cast<double>(view.replicas[w].prefill_tokens) +
+                              (request.prompt_tokens - overlap * block_);
+      double decode_blocks = static_cast<double>(active_blocks_[w]) + (request_blocks - overlap);
+      logits_[w] = weight_ * prefill_tokens / block_ + decode_blocks;
+    }
+    return DynamoSelect(logits_, temperature_, rng_, scratch_);
+  }
+
+  void OnDispatch(const models::Request& request, uint32_t replica, sim::Time now) override {
+    active_blocks_[replica] += static_cast<uint64_t>(RequestBlocks(request));
+    if (index_) index_->Record(replica, request.block_hashes, now);
+  }
+  void OnComplete(const models::Request& request, uint32_t replica, sim::Time) override {
+    uint64_t blocks = static_cast<uint64_t>(RequestBlocks(request));
+    active_blocks_[replica] -= std::min(active_blocks_[replica], blocks);
+  }
+
+ private:
+  double RequestBlocks(const models::Request& request) const {
+    return static_cast<double>((request.prompt_tokens + block_ - 1) / block_);
+  }
+
+  double Overlap(uint32_t w, const models::Request& request, const ClusterView& view) const {
+    if (index_) return index_->Depth(w, request.block_hashes, view.now);
+    if (view.cache == nullptr) return 0;
+    return view.cache->CachedPrefixBlocks(w, request.block_hashes);
+  }
+
+  double weight_;
+  double temperature_;
+  uint32_t block_;
+  sim::RandomStream rng_;
+  std::optional<RouterPrefixIndex> index_;  // only with cache_state: router
+  std::vector<uint64_t> active_blocks_;
+  std::vector<double> logits_;
+  std::vector<double> scratch_;
+};
+
+}  // namespace
+
+PolicyInfo DynamoKvPolicyInfo() {
+  return {
+      "dynamo_kv",
+      "least (weight*prefill blocks + decode blocks), softmax when temperature > 0 (Dynamo)",
+      {{"overlap_score_weight", 1, "weight of the prefill term", false, 0},
+       {"temperature", 0, "router_temperature; 0 picks the least logit", false, 0},
+       {"cache_state",
+        0,
+        "overlap from KV events (exact) or the router's own decisions",
+        false,
+        0,
+        {"events", "router"}},
+       {"router_ttl_s", 120, "lifetime of a routed block in the router's index, s", false, 1e-3}},
+      [](const Params& params, const PolicyContext& ctx) {
+        return std::make_unique<DynamoKvPolicy>(params, ctx);
+      }};
+}
+
+}  // namespace kvroute::policies

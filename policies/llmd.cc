@@ -1,0 +1,122 @@
+// llmd: the llm-d inference scheduler's default profile (pkg/epp/config/loader
+// defaults.go; policies.md §3): total_e = Σ weight_s · clamp(score_s(e), 0, 1)
+// over the prefix-cache (3), queue (2) and kv-cache-utilization (2) scorers,
+// plus the optional load-aware scorer (weight 0 by default; the "estimate mode"
+// sample config is prefix 1 + load-aware 1); the max-score picker breaks ties
+// uniformly at random. The prefix score is matched blocks / request blocks
+// (at most 256): by default from the approximate index of the router's own
+// decisions (one LRU per pod of the pod's KV size, autoTune), or with
+// `prefix_cache: precise` from the engines' caches (LongestPrefixScorer).
+#include <algorithm>
+#include <vector>
+
+#include "policies/builtin_policies.h"
+#include "policies/llmd_scorers.h"
+#include "policies/router_prefix_index.h"
+#include "sim/core/random_stream.h"
+
+namespace kvroute::policies {
+namespace {
+
+constexpr uint32_t kLruCapacityPerServer = 31250;  // without autoTune
+constexpr size_t kMaxPrefixBlocks = 256;
+
+class LlmdPolicy : public Policy {
+ public:
+  LlmdPolicy(const Params& params, const PolicyContext& ctx)
+      : prefix_weight_(params.Get("prefix_weight")),
+        queue_weight_(params.Get("queue_weight")),
+        kv_weight_(params.Get("kv_utilization_weight")),
+        load_aware_weight_(params.Get("load_aware_weight")),
+        load_aware_threshold_(params.Get("load_aware_threshold")),
+        precise_(params.Get("prefix_cache") == 1),
+        index_(precise_ ? 0 : ctx.num_replicas,
+               ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica : kLruCapacityPerServer,
+               0),
+        rng_(ctx.seed, "policy.llmd"),
+        eligible_(ctx.num_replicas),
+        queue_(ctx.num_replicas),
+        queue_scores_(ctx.num_replicas),
+        matched_(ctx.num_replicas) {}
+
+  uint32_t Route(const models::Request& request, const ClusterView& view) override {
+    std::span<const uint64_t> chain(request.block_hashes.data(),
+                                    std::min(request.block_hashes.size(), kMaxPrefixBlocks));
+    for (uint32_t e = 0; e < view.size(); ++e) {
+      eligible_[e] = view.healthy(e);
+      queue_[e] = view.replicas[e].waiting;
+    }
+    LlmdQueueScores(queue_, eligible_, queue_scores_);
+    if (precise_) {
+      for (uint32_t e = 0; e < view.size(); ++e) {
+        matched_[e] = view.cache != nullptr ? view.cache->CachedPrefixBlocks(e, chain) : 0;
+      }
+    } else {
+      index_.WalkCounts(chain, view.now, matched_);
+    }
+    uint32_t best = UINT32_MAX, ties = 0;
+    double best_score = 0;
+    for (uint32_t e = 0; e < view.size(); ++e) {
+      if (!eligible_[e]) continue;
+      double prefix = chain.empty() ? 0 : static_cast<double>(matched_[e]) / chain.size();
+      double kv = 1 - view.replicas[e].kv_utilization;
+      double score =
+          prefix_weight_ * Clamp(prefix) + queue_weight_ * Clamp(queue_scores_[e]) +
+          kv_weight_ * Clamp(kv) +
+          load_aware_weight_ * LlmdLoadAwareScore(view.replicas[e].waiting, load_aware_threshold_);
+      if (best == UINT32_MAX || score > best_score) {
+        best = e;
+        best_score = score;
+        ties = 1;
+      } else if (score == best_score && rng_.UniformInt(++ties) == 0) {
+        best = e;
+      }
+    }
+    return best;
+  }
+
+  // PreRequest: the chosen pod's index learns the request's blocks.
+  void OnDispatch(const models::Request& request, uint32_t replica, sim::Time now) override {
+    if (precise_) return;
+    index_.Record(
+        replica,
+        std::span<const uint64_t>(request.block_hashes.data(),
+                                  std::min(request.block_hashes.size(), kMaxPrefixBlocks)),
+        now);
+  }
+
+ private:
+  static double Clamp(double x) { return std::clamp(x, 0.0, 1.0); }
+
+  double prefix_weight_, queue_weight_, kv_weight_, load_aware_weight_, load_aware_threshold_;
+  bool precise_;
+  RouterPrefixIndex index_;
+  sim::RandomStream rng_;
+  std::vector<uint8_t> eligible_;
+  std::vector<double> queue_;
+  std::vector<double> queue_scores_;
+  std::vector<uint32_t> matched_;
+};
+
+}  // namespace
+
+PolicyInfo LlmdPolicyInfo() {
+  return {"llmd",
+          "max of weighted prefix, queue and KV-utilization scores, random ties (llm-d EPP)",
+          {{"prefix_weight", 3, "weight of the prefix-cache scorer", false, 0},
+           {"queue_weight", 2, "weight of the queue scorer", false, 0},
+           {"kv_utilization_weight", 2, "weight of the kv-cache-utilization scorer", false, 0},
+           {"load_aware_weight", 0, "weight of the load-aware scorer", false, 0},
+           {"load_aware_threshold", 128, "queue length at which load-aware scores 0", false, 1},
+           {"prefix_cache",
+            0,
+            "prefix index: the router's own (approximate) or the engines'",
+            false,
+            0,
+            {"approximate", "precise"}}},
+          [](const Params& params, const PolicyContext& ctx) {
+            return std::make_unique<LlmdPolicy>(params, ctx);
+          }};
+}
+
+}  // namespace kvroute::policies
