@@ -201,7 +201,7 @@ void Replica::Fail(std::vector<uint32_t>* dropped) {
     kv_.Release(&pool_[slot].kv);
     dropped->push_back(slot);
   }
-  dropped->insert(dropped->end(), waiting_.begin(), waiting_.end());
+  for (size_t i = 0; i < waiting_.size(); ++i) dropped->push_back(waiting_[i]);
   for (size_t i = dropped->size() - running_.size() - waiting_.size(); i < dropped->size(); ++i) {
     InFlightRequest& r = pool_[(*dropped)[i]];
     r.computed_tokens = 0;

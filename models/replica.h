@@ -23,13 +23,13 @@
 #define KVROUTE_MODELS_REPLICA_H_
 
 #include <cstdint>
-#include <deque>
 #include <vector>
 
 #include "models/cost_model.h"
 #include "models/kv_cache.h"
 #include "models/replica_load.h"
 #include "models/request.h"
+#include "sim/core/ring_deque.h"
 #include "sim/core/time.h"
 
 namespace kvroute::models {
@@ -120,7 +120,7 @@ class Replica {
   RequestPool& pool_;
   ReplicaLoad& load_;
   KvCache kv_;
-  std::deque<uint32_t> waiting_;
+  sim::RingDeque<uint32_t> waiting_;
   std::vector<uint32_t> running_;  // admission order: the back is the newest
   std::vector<BatchEntry> batch_;
   uint32_t budget_ = 0;
