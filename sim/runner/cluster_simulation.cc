@@ -7,6 +7,7 @@
 #include "models/cost_model.h"
 #include "models/profile.h"
 #include "models/replica.h"
+#include "models/request_source.h"
 #include "models/workload.h"
 #include "policies/registry.h"
 #include "sim/core/event_queue.h"
@@ -23,7 +24,8 @@ class ClusterSimulation : public models::ReplicaObserver {
         cost_model_(profile_),
         end_of_arrivals_(FromSeconds(scenario.duration_s)),
         hard_stop_(FromSeconds(scenario.duration_s + scenario.drain_s)),
-        workload_(scenario.workload, spec.seed, spec.qps, end_of_arrivals_),
+        workload_(
+            models::MakeRequestSource(scenario.workload, spec.seed, spec.qps, end_of_arrivals_)),
         metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos) {
     const uint32_t replicas = scenario.replica_count();
     uint32_t kv_blocks = static_cast<uint32_t>(
@@ -39,12 +41,12 @@ class ClusterSimulation : public models::ReplicaObserver {
     policies::PolicyContext context;
     context.num_replicas = replicas;
     context.seed = spec.seed;
-    for (double share : workload_.key_shares()) context.key_rates.push_back(share * spec.qps);
+    for (double share : workload_->key_shares()) context.key_rates.push_back(share * spec.qps);
     policy_ = info.factory(policies::ResolveParams(info, policy_spec.params), context);
   }
 
   analysis::PointResult Run(RunStatistics* statistics) {
-    if (workload_.Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
+    if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
     const Time interval = policy_->ControlInterval();
     if (interval > 0 && interval < end_of_arrivals_)
       events_.Push(interval, EventKind::kControlTick);
@@ -118,7 +120,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       metrics_.OnRejected(request);
       pool_.Release(slot);
     }
-    if (workload_.Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
+    if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
   }
 
   void StartIteration(uint32_t replica, Time now) {
@@ -134,7 +136,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   models::RooflineCostModel cost_model_;
   Time end_of_arrivals_;
   Time hard_stop_;
-  models::WorkloadGenerator workload_;
+  std::unique_ptr<models::RequestSource> workload_;
   analysis::PointMetricsCollector metrics_;
   models::RequestPool pool_;
   std::vector<models::ReplicaLoad> loads_;
