@@ -5,6 +5,9 @@
 #include <cmath>
 #include <fstream>
 #include <unordered_map>
+#include <unordered_set>
+
+#include "sim/core/hashing.h"
 
 namespace kvroute::models {
 namespace {
@@ -73,7 +76,7 @@ class JsonLine {
 };
 
 void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
-  std::unordered_map<uint64_t, uint32_t> key_of_first_block;
+  std::unordered_map<uint64_t, uint32_t> key_of_prefix;
   std::string line;
   std::vector<uint64_t> ids;
   uint64_t index = 0;
@@ -131,8 +134,11 @@ void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
     r.output_tokens = static_cast<uint32_t>(output);
     r.hash_begin = static_cast<uint32_t>(trace->hash_ids.size());
     r.hash_count = static_cast<uint32_t>(ids.size());
-    uint64_t first = ids.empty() ? UINT64_MAX : ids[0];
-    auto [it, inserted] = key_of_first_block.try_emplace(first, trace->keys);
+    uint64_t prefix = 0;
+    for (size_t j = 0; j < std::min<size_t>(config.key_blocks, ids.size()); ++j) {
+      prefix = sim::Combine(prefix, ids[j] + 1);
+    }
+    auto [it, inserted] = key_of_prefix.try_emplace(prefix, trace->keys);
     if (inserted) ++trace->keys;
     r.key = it->second;
     trace->hash_ids.insert(trace->hash_ids.end(), ids.begin(), ids.end());
@@ -226,6 +232,19 @@ void ReadAzure(std::istream& in, const TraceConfig& config, Trace* trace) {
 }
 
 }  // namespace
+
+double NativeBlockHitRate(const Trace& trace) {
+  std::unordered_set<uint64_t> seen;
+  uint64_t hits = 0;
+  for (const TraceRecord& r : trace.records) {
+    for (uint32_t j = 0; j < r.hash_count; ++j)
+      hits += seen.count(trace.hash_ids[r.hash_begin + j]);
+    for (uint32_t j = 0; j < r.hash_count; ++j) seen.insert(trace.hash_ids[r.hash_begin + j]);
+  }
+  return trace.hash_ids.empty()
+             ? 0
+             : static_cast<double>(hits) / static_cast<double>(trace.hash_ids.size());
+}
 
 TraceConfig::Format GuessTraceFormat(const std::string& path) {
   auto ends_with = [&](const std::string& suffix) {

@@ -19,6 +19,9 @@ struct TraceConfig {
   bool loop = false;   // replay again after the last request, without shared prefixes
   uint64_t skip = 0;   // leading requests dropped
   uint64_t limit = 0;  // requests kept after `skip`; 0: all
+  // Mooncake: a request's key is its first `key_blocks` block ids (the
+  // conversation trace's first block is one system prompt shared by all).
+  uint32_t key_blocks = 2;
 };
 
 inline constexpr uint32_t kMooncakeBlockTokens = 512;
@@ -36,8 +39,8 @@ struct Trace {
   TraceConfig::Format format = TraceConfig::Format::kNone;
   std::vector<TraceRecord> records;  // in arrival order
   std::vector<uint64_t> hash_ids;
-  // Keys: Mooncake requests are keyed by their first block id (the shared
-  // system prompt, when there is one); Azure requests have no prefix
+  // Keys: Mooncake requests are keyed by their first key_blocks block ids;
+  // Azure requests have no prefix
   // information, so each is its own key.
   uint32_t keys = 0;
 };
@@ -50,6 +53,11 @@ class TraceError : public std::runtime_error {
 // Reads `config.file` in `config.format`, keeping the configured subset.
 // Throws TraceError naming the file, the line and the field at fault.
 Trace ReadTrace(const TraceConfig& config);
+
+// Mooncake only: the share of the trace's block ids that appeared in an
+// earlier request — the trace's own 512-token block hit rate with an
+// infinite cache (0 for traces without block ids).
+double NativeBlockHitRate(const Trace& trace);
 
 // "mooncake" for *.jsonl, "azure" for *.csv, kNone otherwise.
 TraceConfig::Format GuessTraceFormat(const std::string& path);

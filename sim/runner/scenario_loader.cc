@@ -390,6 +390,8 @@ void ParseTrace(MapReader& w, const YAML::Node& trace, models::WorkloadConfig* c
   }
   c->trace.skip = m.Integer("skip", 0, 0, UINT64_MAX >> 12);
   c->trace.limit = m.Integer("limit", 0, 0, UINT64_MAX >> 12);
+  c->trace.key_blocks =
+      static_cast<uint32_t>(m.Integer("key_blocks", c->trace.key_blocks, 1, 1000));
   m.Finish();
   try {
     models::ReadTrace(c->trace);  // errors now, not in the middle of a sweep
