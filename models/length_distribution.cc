@@ -8,7 +8,20 @@
 namespace kvroute::models {
 
 uint32_t LengthDistribution::Draw(sim::RandomStream& rng) const {
-  double u = rng.Uniform();
+  return static_cast<uint32_t>(std::max(0.0, std::round(Quantile(rng.Uniform()))));
+}
+
+double LengthDistribution::MeanDraw() const {
+  if (kind != Kind::kLognormal) return kind == Kind::kFixed ? std::round(value) : Mean();
+  constexpr int kPoints = 100000;  // midpoint rule; error far below one token
+  double total = 0;
+  for (int i = 0; i < kPoints; ++i) {
+    total += std::max(0.0, std::round(Quantile((i + 0.5) / kPoints)));
+  }
+  return total / kPoints;
+}
+
+double LengthDistribution::Quantile(double u) const {
   double x = 0;
   switch (kind) {
     case Kind::kFixed:
@@ -27,7 +40,7 @@ uint32_t LengthDistribution::Draw(sim::RandomStream& rng) const {
       break;
     }
   }
-  return static_cast<uint32_t>(std::max(0.0, std::round(x)));
+  return x;
 }
 
 double LengthDistribution::Mean() const {

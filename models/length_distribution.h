@@ -22,6 +22,12 @@ struct LengthDistribution {
 
   // A draw rounded to the nearest integer and clamped to [min, max] where set.
   uint32_t Draw(sim::RandomStream& rng) const;
+  // A draw before rounding (for durations in seconds); kUniform gives integers.
+  double Sample(sim::RandomStream& rng) const { return Quantile(rng.Uniform()); }
+  // The value at probability u in [0, 1), clamped, before rounding.
+  double Quantile(double u) const;
+  // The mean of Draw (rounding and clamping included), by quadrature over u.
+  double MeanDraw() const;
   // The distribution's mean before rounding (clamping ignored for kLognormal).
   double Mean() const;
   std::string Describe() const;

@@ -1,5 +1,6 @@
 #include "models/workload.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "sim/core/hashing.h"
@@ -7,60 +8,155 @@
 namespace kvroute::models {
 namespace {
 
-constexpr uint64_t kRootHash = 0x6b767261756f7465ULL;  // the empty prefix
-constexpr uint64_t kKeyContentSalt = 0x53595354454d0000ULL;
-constexpr uint64_t kUniqueContentSalt = 0x554e495155450000ULL;
+constexpr uint64_t kSystemSalt = 0x53595354454d0000ULL;
+constexpr uint64_t kDocumentSalt = 0x444f43554d454e54ULL;
+constexpr uint64_t kUserSalt = 0x5553455200000000ULL;
+constexpr uint64_t kOutputSalt = 0x4f55545055540000ULL;
+constexpr uint64_t kPrivateSalt = 0x5052495641544500ULL;
+
+std::vector<double> DocumentWeights(const RagConfig& rag) {
+  return rag.documents > 0 ? ZipfShares(rag.documents, rag.popularity_s) : std::vector<double>{1};
+}
+
+// Sessions start at the load divided by the mean number of turns, so that all
+// turns together arrive at the configured load.
+double SessionRate(const WorkloadConfig& c, double qps) {
+  return qps / std::max(1.0, c.sessions.turns.MeanDraw());
+}
 
 }  // namespace
-
-std::vector<double> ZipfShares(uint32_t keys, double s) {
-  std::vector<double> shares(keys);
-  double total = 0;
-  for (uint32_t k = 0; k < keys; ++k) total += shares[k] = std::pow(k + 1.0, -s);
-  for (double& share : shares) share /= total;
-  return shares;
-}
 
 WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed, double qps,
                                      sim::Time end)
     : config_(config),
-      qps_(qps),
+      seed_(seed),
+      session_rate_(SessionRate(config, qps)),
       end_(end),
-      shares_(ZipfShares(config.keys, config.zipf_s)),
+      shares_(KeyShares(config.keys, config.rates)),
       key_table_(shares_),
-      arrival_rng_(seed, "workload.arrivals"),
+      document_table_(DocumentWeights(config.rag)),
+      arrivals_(config.arrivals, sim::RandomStream(seed, "workload.arrivals")),
+      schedule_(config.load_schedule),
       key_rng_(seed, "workload.keys"),
-      length_rng_(seed, "workload.lengths") {}
+      length_rng_(seed, "workload.lengths"),
+      session_rng_(seed, "workload.sessions"),
+      rag_rng_(seed, "workload.rag"),
+      no_prefix_rng_(seed, "workload.no_prefix") {
+  if (config_.drift.sigma > 0) {
+    for (double s : shares_) log_weights_.push_back(s > 0 ? std::log(s) : -INFINITY);
+  }
+  AdvanceFresh();
+}
+
+void WorkloadGenerator::AdvanceFresh() {
+  unit_time_ += arrivals_.NextGap();
+  double t = schedule_.Warp(unit_time_ / session_rate_);
+  fresh_arrival_ = t < sim::ToSeconds(end_) ? sim::FromSeconds(t) : sim::kNever;
+  if (fresh_arrival_ >= end_) fresh_arrival_ = sim::kNever;
+}
+
+// Drift (seed 003 §5.6): the step of interval i comes from stream index i, so
+// the path of rates is the same whenever the intervals are crossed.
+uint32_t WorkloadGenerator::DrawKey(sim::Time arrival) {
+  if (config_.drift.sigma > 0) {
+    uint64_t interval = static_cast<uint64_t>(sim::ToSeconds(arrival) / config_.drift.interval_s);
+    if (interval > drift_interval_) {
+      for (uint64_t i = drift_interval_ + 1; i <= interval; ++i) {
+        sim::RandomStream step(seed_, "workload.drift", i);
+        for (double& w : log_weights_) w += config_.drift.sigma * step.Normal();
+      }
+      drift_interval_ = interval;
+      double top = *std::max_element(log_weights_.begin(), log_weights_.end());
+      std::vector<double> weights(log_weights_.size());
+      for (size_t k = 0; k < weights.size(); ++k) weights[k] = std::exp(log_weights_[k] - top);
+      key_table_ = AliasTable(weights);
+    }
+  }
+  return key_table_.Draw(key_rng_);
+}
+
+void WorkloadGenerator::StartSession(sim::Time arrival) {
+  uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = static_cast<uint32_t>(sessions_.size());
+    sessions_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  Session& s = sessions_[slot];
+  s.id = next_session_++;
+  s.key = DrawKey(arrival);
+  s.turn = 0;
+  s.history.clear();
+  bool private_prompt =
+      config_.no_prefix_share > 0 && no_prefix_rng_.Uniform() < config_.no_prefix_share;
+  uint64_t private_salt = sim::Combine(kPrivateSalt, s.id);
+  if (config_.system_tokens > 0) {
+    uint64_t salt = private_prompt ? private_salt : sim::Combine(kSystemSalt, s.key);
+    s.history.push_back({salt, config_.system_tokens});
+  }
+  if (config_.rag.documents > 0) {
+    uint32_t chunks = config_.rag.chunks.Draw(rag_rng_);
+    for (uint32_t c = 0; c < chunks; ++c) {
+      uint32_t doc = document_table_.Draw(rag_rng_);
+      uint64_t salt = sim::Combine(private_prompt ? private_salt : kDocumentSalt, doc + 1);
+      s.history.push_back({salt, config_.rag.chunk_tokens});
+    }
+  }
+  uint32_t turns = std::max<uint32_t>(1, config_.sessions.turns.Draw(session_rng_));
+  s.user_tokens.clear();
+  s.output_tokens.clear();
+  s.think_s.clear();
+  for (uint32_t t = 0; t < turns; ++t) {
+    s.user_tokens.push_back(config_.new_tokens.Draw(length_rng_));
+    s.output_tokens.push_back(std::max<uint32_t>(1, config_.output_tokens.Draw(length_rng_)));
+    s.think_s.push_back(t == 0 ? 0.0
+                               : std::max(0.0, config_.sessions.think_time_s.Sample(session_rng_)));
+  }
+  pending_.push({arrival, next_order_++, slot});
+}
 
 bool WorkloadGenerator::Next(Request* out) {
-  unit_time_ += arrival_rng_.Exponential(1.0);
-  sim::Time arrival = sim::FromSeconds(unit_time_ / qps_);
-  if (arrival >= end_) return false;
+  // Start every session whose first turn precedes the earliest pending turn.
+  while (fresh_arrival_ != sim::kNever &&
+         (pending_.empty() || fresh_arrival_ < pending_.top().arrival)) {
+    StartSession(fresh_arrival_);
+    AdvanceFresh();
+  }
+  if (pending_.empty()) return false;
+  Pending p = pending_.top();
+  pending_.pop();
+  Emit(p.slot, p.arrival, out);
+  return true;
+}
+
+void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
+  Session& s = sessions_[slot];
+  uint32_t t = s.turn++;
+  uint32_t user = s.user_tokens[t];
+  if (user == 0 && TotalTokens(s.history) == 0) user = 1;  // a prompt has at least one token
+  s.history.push_back({sim::Combine(sim::Combine(kUserSalt, s.id), t), user});
 
   out->id = next_id_++;
   out->arrival = arrival;
-  out->key = key_table_.Draw(key_rng_);
-  out->tenant = out->key;
-  out->session = out->id;
-  uint32_t unique_tokens = config_.new_tokens.Draw(length_rng_);
-  out->output_tokens = std::max<uint32_t>(1, config_.output_tokens.Draw(length_rng_));
-  out->prompt_tokens = std::max<uint32_t>(1, config_.system_tokens + unique_tokens);
+  out->key = s.key;
+  out->tenant = config_.tenants > 0 ? s.key % config_.tenants : s.key;
+  out->session = s.id;
+  out->prompt_tokens = TotalTokens(s.history);
+  out->output_tokens = s.output_tokens[t];
+  HashPromptBlocks(s.history, static_cast<uint32_t>(config_.block_size_tokens), &out->block_hashes);
 
-  // Blocks wholly inside the system prompt are the key's; every later block
-  // (including one straddling the boundary) is this request's own.
-  const uint32_t bs = static_cast<uint32_t>(config_.block_size_tokens);
-  uint32_t full_blocks = out->prompt_tokens / bs;
-  uint32_t shared_blocks = config_.system_tokens / bs;
-  out->block_hashes.clear();
-  uint64_t hash = kRootHash;
-  uint64_t key_salt = sim::Combine(kKeyContentSalt, out->key);
-  uint64_t own_salt = sim::Combine(kUniqueContentSalt, out->id);
-  for (uint32_t j = 0; j < full_blocks; ++j) {
-    uint64_t content = sim::Combine(j < shared_blocks ? key_salt : own_salt, j);
-    hash = sim::ChainBlockHash(hash, content);
-    out->block_hashes.push_back(hash);
+  // The next turn's prompt continues with this turn's output (open loop).
+  if (s.turn < s.user_tokens.size()) {
+    s.history.push_back({sim::Combine(sim::Combine(kOutputSalt, s.id), t), s.output_tokens[t]});
+    double next = sim::ToSeconds(arrival) + s.think_s[s.turn];
+    if (next < sim::ToSeconds(end_)) {
+      pending_.push({sim::FromSeconds(next), next_order_++, slot});
+      return;
+    }
   }
-  return true;
+  free_slots_.push_back(slot);
 }
 
 }  // namespace kvroute::models

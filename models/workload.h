@@ -1,60 +1,127 @@
-// The synthetic workload of the walking skeleton (DESIGN.md, "Requests"):
-// N routing keys whose rates follow a Zipf law; each request of a key carries
-// the key's shared system prompt followed by its own unique tokens; output
-// lengths from a distribution; Poisson arrivals.
+// The synthetic workload (DESIGN.md, "Requests"; seed 003 §5.1–§5.6): routing
+// keys with skewed rates that may drift, grouped into tenants; prompts built
+// from a key's system prompt, shared document chunks, the session's earlier
+// turns and new tokens; arrivals from a unit-rate process.
 //
-// The request sequence depends only on (config, seed): arrival times come from
-// a unit-rate process scaled by 1/qps, and keys and lengths from their own
-// streams, so every policy at every load sees the same requests.
+// The request sequence depends only on (config, seed). Session starts arrive
+// at the unit-rate process's times scaled by 1/rate and warped by the load
+// schedule; everything a session contains (key, documents, turns, lengths,
+// think times) is drawn when it starts, in start order, from its own streams.
+// Later turns are open-loop: turn t+1 arrives think time after turn t arrives,
+// whatever the simulated cluster did with turn t.
 #ifndef KVROUTE_MODELS_WORKLOAD_H_
 #define KVROUTE_MODELS_WORKLOAD_H_
 
 #include <cstdint>
+#include <queue>
 #include <string>
 #include <vector>
 
 #include "models/alias_table.h"
+#include "models/arrival_process.h"
+#include "models/key_rates.h"
 #include "models/length_distribution.h"
-#include "models/request.h"
+#include "models/prompt_blocks.h"
+#include "models/request_source.h"
+#include "models/trace_reader.h"
 #include "sim/core/random_stream.h"
 #include "sim/core/time.h"
 
 namespace kvroute::models {
 
+// Multi-turn sessions: a turn's prompt is the previous turn's prompt, its
+// output and new user tokens (workload new_tokens).
+struct SessionConfig {
+  LengthDistribution turns = LengthDistribution::Fixed(1);         // turns per session, >= 1
+  LengthDistribution think_time_s = LengthDistribution::Fixed(0);  // between turn arrivals
+};
+
+// RAG-like shared context: after the system prompt, `chunks` document chunks
+// drawn from `documents` documents with Zipf(popularity_s) popularity.
+struct RagConfig {
+  uint32_t documents = 0;  // 0: no documents
+  double popularity_s = 1.0;
+  LengthDistribution chunks = LengthDistribution::Fixed(1);
+  uint32_t chunk_tokens = 512;
+};
+
+// Every control interval each key's log-rate takes a N(0, sigma^2) step
+// (seed 003 §5.6: sigma 0.3 over six intervals).
+struct DriftConfig {
+  double sigma = 0;  // 0: no drift
+  double interval_s = 60;
+};
+
 struct WorkloadConfig {
-  uint32_t keys = 1000;           // routing keys
-  double zipf_s = 1.0;            // key k (0-based) has weight 1/(k+1)^s
+  uint32_t keys = 1000;  // routing keys
+  KeyRateConfig rates;   // how traffic is spread over keys
+  uint32_t tenants = 0;  // key k belongs to tenant k % tenants; 0: each key is its own tenant
   uint32_t system_tokens = 1024;  // shared system prompt of each key
-  LengthDistribution new_tokens = LengthDistribution::Fixed(256);  // unique part of each prompt
+  LengthDistribution new_tokens = LengthDistribution::Fixed(256);  // new user tokens per turn
   LengthDistribution output_tokens = LengthDistribution::Fixed(128);
+  RagConfig rag;
+  // Share of sessions whose every token is their own: nothing reusable across
+  // sessions (the low-recoverable 32B workloads of seed 003 §5.4).
+  double no_prefix_share = 0;
+  SessionConfig sessions;
+  ArrivalConfig arrivals;
+  std::vector<LoadStep> load_schedule;  // empty: constant load
+  DriftConfig drift;
+  TraceConfig trace;  // a trace file replaces everything above when set
   int block_size_tokens = 16;
 };
 
-// The share of traffic each key receives (sums to 1), hottest first.
-std::vector<double> ZipfShares(uint32_t keys, double s);
-
-class WorkloadGenerator {
+class WorkloadGenerator : public RequestSource {
  public:
-  // Requests arrive at `qps` on average until `end` (exclusive).
+  // Requests arrive at `qps` on average (before the load schedule) until `end`
+  // (exclusive). Throws std::invalid_argument for an unreachable rate target.
   WorkloadGenerator(const WorkloadConfig& config, uint64_t seed, double qps, sim::Time end);
 
-  // Fills `out` with the next request and returns true, or returns false when
-  // the next arrival would be at or after `end`. Reuses out->block_hashes.
-  bool Next(Request* out);
-
-  const std::vector<double>& key_shares() const { return shares_; }
+  bool Next(Request* out) override;
+  const std::vector<double>& key_shares() const override { return shares_; }
 
  private:
+  struct Session {
+    uint64_t id = 0;
+    uint32_t key = 0;
+    uint32_t turn = 0;  // the next turn to emit
+    std::vector<PromptSegment> history;
+    std::vector<uint32_t> user_tokens, output_tokens;  // per turn
+    std::vector<double> think_s;                       // before each later turn
+  };
+  struct Pending {
+    sim::Time arrival;
+    uint64_t order;  // ties broken by the order turns were scheduled
+    uint32_t slot;
+    bool operator>(const Pending& o) const {
+      return arrival != o.arrival ? arrival > o.arrival : order > o.order;
+    }
+  };
+
+  void AdvanceFresh();
+  void StartSession(sim::Time arrival);
+  void Emit(uint32_t slot, sim::Time arrival, Request* out);
+  uint32_t DrawKey(sim::Time arrival);
+
   WorkloadConfig config_;
-  double qps_;
+  uint64_t seed_;
+  double session_rate_;  // session starts per second before the schedule
   sim::Time end_;
   std::vector<double> shares_;
+  std::vector<double> log_weights_;  // drifted log-rates, when drifting
   AliasTable key_table_;
-  sim::RandomStream arrival_rng_;
-  sim::RandomStream key_rng_;
-  sim::RandomStream length_rng_;
-  double unit_time_ = 0;  // arrival time of the unit-rate process, seconds
-  uint64_t next_id_ = 0;
+  uint64_t drift_interval_ = 0;
+  AliasTable document_table_;
+  ArrivalProcess arrivals_;
+  LoadSchedule schedule_;
+  sim::RandomStream key_rng_, length_rng_, session_rng_, rag_rng_, no_prefix_rng_;
+  double unit_time_ = 0;
+  sim::Time fresh_arrival_ = sim::kNever;  // the next session start, or kNever
+  uint64_t next_id_ = 0, next_session_ = 0, next_order_ = 0;
+  std::vector<Session> sessions_;
+  std::vector<uint32_t> free_slots_;
+  std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
+  std::vector<PromptSegment> segments_;  // scratch for the prompt being built
 };
 
 }  // namespace kvroute::models

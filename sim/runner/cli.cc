@@ -18,6 +18,9 @@
 #include "analysis/json_writer.h"
 #include "analysis/table.h"
 #include "models/profile.h"
+#include "models/request_source.h"
+#include "models/trace_replay.h"
+#include "models/workload_stats.h"
 #include "policies/registry.h"
 #include "sim/runner/calibrate.h"
 #include "sim/runner/experiment.h"
@@ -41,6 +44,10 @@ constexpr char kUsage[] =
     "  kvroute calibrate SCENARIO.yaml [--slo I] [--set ...]\n"
     "  kvroute plan RATES.csv --replicas R --q-cap Q --slots-per-replica W\n"
     "               [--ablation affinity|replication|full] [--format csv|json] [--out FILE]\n"
+    "  kvroute workload-stats SCENARIO.yaml [--set ...] [--qps X] [--seed S]\n"
+    "              [--lru-blocks N,N,...] [--windows S,S,...]\n"
+    "  kvroute trace-stats FILE [--format mooncake|azure] [--block-size N] [--skip N]\n"
+    "              [--limit N] [--lru-blocks N,N,...] [--windows S,S,...]\n"
     "With no scenario, `run` uses the built-in quickstart.\n";
 
 class UsageError : public std::runtime_error {
@@ -226,8 +233,11 @@ int Validate(int argc, const char* const* argv, std::ostream& out) {
   int64_t blocks = s.kv_blocks > 0 ? s.kv_blocks : profile.KvCapacityBlocks();
   out << s.source << ": ok — scenario '" << s.name << "': " << s.replica_count() << " replicas of "
       << s.profile << " (" << blocks << " KV blocks of " << profile.block_size_tokens
-      << " tokens each), " << s.workload.keys << " keys; " << s.policies.size() << " policies x "
-      << s.qps.size() << " loads x " << s.seeds
+      << " tokens each), "
+      << (s.workload.trace.format == models::TraceConfig::Format::kNone
+              ? std::to_string(s.workload.keys) + " keys"
+              : "trace " + s.workload.trace.file)
+      << "; " << s.policies.size() << " policies x " << s.qps.size() << " loads x " << s.seeds
       << " seeds = " << s.policies.size() * s.qps.size() * s.seeds << " points\n";
   return 0;
 }
@@ -317,6 +327,132 @@ int Plan(int argc, const char* const* argv, std::ostream& out) {
   return 0;
 }
 
+template <typename T>
+std::vector<T> ParseList(const std::string& option, const std::string& text) {
+  std::vector<T> values;
+  for (const std::string& part : SplitCommas(text)) {
+    try {
+      size_t used = 0;
+      double v = std::stod(part, &used);
+      if (used != part.size() || !(v > 0) || !std::isfinite(v)) throw std::invalid_argument(part);
+      values.push_back(static_cast<T>(v));
+    } catch (const std::exception&) {
+      throw UsageError("--" + option + ": expected positive numbers separated by commas, got '" +
+                       part + "'");
+    }
+  }
+  return values;
+}
+
+void AddStatsOptions(po::options_description* options) {
+  options->add_options()("lru-blocks", po::value<std::string>())(
+      "windows", po::value<std::string>()->default_value("10,60,300,1800"));
+}
+
+models::WorkloadStatsOptions StatsOptions(const po::variables_map& vm, uint32_t block_size,
+                                          std::vector<uint64_t> default_lru) {
+  models::WorkloadStatsOptions o;
+  o.block_size = block_size;
+  o.lru_blocks = vm.count("lru-blocks")
+                     ? ParseList<uint64_t>("lru-blocks", vm["lru-blocks"].as<std::string>())
+                     : default_lru;
+  o.windows_s = ParseList<double>("windows", vm["windows"].as<std::string>());
+  std::sort(o.windows_s.begin(), o.windows_s.end());
+  return o;
+}
+
+// Generates the scenario's requests at one load and seed, exactly as a point
+// would see them, and prints what they offer a prefix cache.
+int WorkloadStatsCommand(int argc, const char* const* argv, std::ostream& out) {
+  po::options_description options("workload-stats");
+  options.add_options()("scenario", po::value<std::string>())(
+      "set", po::value<std::vector<std::string>>()->composing())("qps", po::value<double>())(
+      "seed", po::value<uint64_t>());
+  AddStatsOptions(&options);
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm = Parse(argc, argv, options, positional);
+  if (!vm.count("scenario")) throw UsageError("workload-stats: a scenario file is required");
+  Scenario s = Load(vm);
+  double qps = vm.count("qps") ? vm["qps"].as<double>() : s.reference_qps;
+  if (!(qps > 0) || !std::isfinite(qps)) throw UsageError("--qps must be a positive number");
+  uint64_t seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : s.seed;
+  const models::Profile& profile = models::FindProfile(s.profile);
+  uint64_t blocks = s.kv_blocks > 0 ? static_cast<uint64_t>(s.kv_blocks)
+                                    : static_cast<uint64_t>(profile.KvCapacityBlocks());
+  models::WorkloadStatsOptions o = StatsOptions(
+      vm, static_cast<uint32_t>(profile.block_size_tokens), {blocks, blocks * s.replica_count()});
+  auto start = std::chrono::steady_clock::now();
+  auto source = models::MakeRequestSource(s.workload, seed, qps, FromSeconds(s.duration_s));
+  models::WorkloadStatsCollector collector(o);
+  models::Request r;
+  while (source->Next(&r)) collector.Add(r);
+  models::WorkloadStats stats = collector.Finish();
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  out << "workload of scenario '" << s.name << "' (" << s.source << ") at " << qps << " QPS, seed "
+      << seed << ", " << s.duration_s << " s; LRU sizes: one replica's KV pool "
+      << "and the cluster's unless --lru-blocks\n";
+  models::PrintWorkloadStats(stats, o, out);
+  out << "(computed in " << std::round(took.count() * 100) / 100 << " s)\n";
+  return 0;
+}
+
+// Replays a trace at its own timing and prints what it offers a prefix cache.
+int TraceStatsCommand(int argc, const char* const* argv, std::ostream& out) {
+  po::options_description options("trace-stats");
+  options.add_options()("file", po::value<std::string>())("format", po::value<std::string>())(
+      "block-size", po::value<uint32_t>()->default_value(16))(
+      "skip", po::value<uint64_t>()->default_value(0))("limit",
+                                                       po::value<uint64_t>()->default_value(0));
+  AddStatsOptions(&options);
+  po::positional_options_description positional;
+  positional.add("file", 1);
+  po::variables_map vm = Parse(argc, argv, options, positional);
+  if (!vm.count("file")) throw UsageError("trace-stats: a trace file is required");
+  models::TraceConfig config;
+  config.file = vm["file"].as<std::string>();
+  config.format = models::GuessTraceFormat(config.file);
+  if (vm.count("format")) {
+    std::string f = vm["format"].as<std::string>();
+    if (f == "mooncake") {
+      config.format = models::TraceConfig::Format::kMooncake;
+    } else if (f == "azure") {
+      config.format = models::TraceConfig::Format::kAzure;
+    } else {
+      throw UsageError("--format: unknown trace format '" + f + "' (valid: mooncake, azure)");
+    }
+  }
+  if (config.format == models::TraceConfig::Format::kNone) {
+    throw UsageError("trace-stats: cannot tell the format of '" + config.file +
+                     "' from its name; give --format mooncake|azure");
+  }
+  config.skip = vm["skip"].as<uint64_t>();
+  config.limit = vm["limit"].as<uint64_t>();
+  uint32_t block_size = vm["block-size"].as<uint32_t>();
+  if (block_size == 0) throw UsageError("--block-size must be at least 1");
+  models::WorkloadStatsOptions o = StatsOptions(vm, block_size, {25'000, 200'000});
+
+  auto trace = std::make_shared<const models::Trace>(models::ReadTrace(config));
+  models::TraceReplay probe(trace, false, 1.0, kNever, block_size);
+  models::TraceReplay replay(trace, false, probe.native_qps(), kNever, block_size);
+  models::WorkloadStatsCollector collector(o);
+  models::Request r;
+  while (replay.Next(&r)) collector.Add(r);
+  models::WorkloadStats stats = collector.Finish();
+  out << "trace " << config.file << " ("
+      << (config.format == models::TraceConfig::Format::kMooncake ? "mooncake" : "azure")
+      << "), replayed at its own timing\n";
+  models::PrintWorkloadStats(stats, o, out);
+  if (config.format == models::TraceConfig::Format::kMooncake) {
+    char line[128];
+    std::snprintf(line, sizeof line,
+                  "trace block hit rate %.1f%% of the trace's 512-token block ids\n",
+                  100 * models::NativeBlockHitRate(*trace));
+    out << line;
+  }
+  return 0;
+}
+
 int ListPolicies(std::ostream& out) {
   for (const policies::PolicyInfo& info : policies::PolicyTable()) {
     out << info.name << " — " << info.description << "\n";
@@ -360,6 +496,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       return 0;
     }
     if (command == "plan") return Plan(n, rest.data(), out);
+    if (command == "workload-stats") return WorkloadStatsCommand(n, rest.data(), out);
+    if (command == "trace-stats") return TraceStatsCommand(n, rest.data(), out);
     if (command == "--help" || command == "-h" || command == "help") {
       out << kUsage;
       return 0;
@@ -371,6 +509,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     err << "kvroute: unknown command '" << command
         << "' (valid: run, point, validate, policies, profiles, calibrate)\n"
         << "' (valid: run, point, validate, policies, plan)\n"
+        << "' (valid: run, point, validate, policies, workload-stats, trace-stats)\n"
         << kUsage;
     return 2;
   } catch (const UsageError& e) {

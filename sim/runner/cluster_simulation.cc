@@ -7,6 +7,7 @@
 #include "models/cost_model.h"
 #include "models/profile.h"
 #include "models/replica.h"
+#include "models/request_source.h"
 #include "models/workload.h"
 #include "policies/registry.h"
 #include "sim/core/event_queue.h"
@@ -44,7 +45,8 @@ class ClusterSimulation : public models::ReplicaObserver {
         end_of_arrivals_(FromSeconds(scenario.duration_s)),
         hard_stop_(FromSeconds(scenario.duration_s + scenario.drain_s)),
         warmup_(FromSeconds(scenario.warmup_s)),
-        workload_(scenario.workload, spec.seed, spec.qps, end_of_arrivals_),
+        workload_(
+            models::MakeRequestSource(scenario.workload, spec.seed, spec.qps, end_of_arrivals_)),
         metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos),
         oracle_(replicas_),
         refresh_(FromSeconds(scenario.signal_refresh_s)) {
@@ -68,12 +70,12 @@ class ClusterSimulation : public models::ReplicaObserver {
     context.block_size_tokens = profile_.block_size_tokens;
     context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
     context.kv_blocks_per_replica = kv_blocks;
-    for (double share : workload_.key_shares()) context.key_rates.push_back(share * spec.qps);
+    for (double share : workload_->key_shares()) context.key_rates.push_back(share * spec.qps);
     policy_ = info.factory(policies::ResolveParams(info, policy_spec.params), context);
   }
 
   analysis::PointResult Run(RunStatistics* statistics) {
-    if (workload_.Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
+    if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
     const Time interval = policy_->ControlInterval();
     if (interval > 0 && interval < end_of_arrivals_)
       events_.Push(interval, EventKind::kControlTick);
@@ -175,7 +177,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     std::swap(r.request, next_request_);  // swaps buffers: no allocation in steady state
     metrics_.OnArrival(r.request);
     Dispatch(slot, now);
-    if (workload_.Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
+    if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
   }
 
   // Routes the request in `slot` and queues it on the chosen replica.
@@ -262,7 +264,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   Time last_integrated_ = 0;
   double in_system_seconds_ = 0;
   double held_block_seconds_ = 0;
-  models::WorkloadGenerator workload_;
+  std::unique_ptr<models::RequestSource> workload_;
   analysis::PointMetricsCollector metrics_;
   models::RequestPool pool_;
   std::vector<models::ReplicaLoad> loads_;

@@ -8,7 +8,9 @@
 #include <set>
 #include <sstream>
 
+#include "models/key_rates.h"
 #include "models/profile.h"
+#include "models/trace_reader.h"
 #include "sim/core/yaml_map.h"
 
 namespace kvroute::sim {
@@ -240,42 +242,234 @@ void ParseCluster(MapReader& top, Scenario* s) {
   cluster.Finish();
 }
 
+bool ParseBool(const Context& ctx, const YAML::Node& n, const std::string& path) {
+  bool value = false;
+  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, value))
+    ctx.Fail(n, path, "expected true or false");
+  return value;
+}
+
+void ParseRateSkew(MapReader& w, models::WorkloadConfig* c) {
+  YAML::Node skew = w.Take("rate_skew");
+  if (!skew.IsDefined()) return;
+  MapReader m(w.ctx(), skew, "workload.rate_skew");
+  std::string kind = m.String("kind", "zipf");
+  models::KeyRateConfig& r = c->rates;
+  if (kind == "zipf") {
+    r.kind = models::KeyRateConfig::Kind::kZipf;
+    r.zipf_s = m.Number("s", r.zipf_s, 0, 10);
+  } else if (kind == "lognormal") {
+    r.kind = models::KeyRateConfig::Kind::kLognormal;
+    r.sigma = m.Number("sigma", r.sigma, 0, 10);
+  } else if (kind == "gini") {
+    r.kind = models::KeyRateConfig::Kind::kGini;
+    m.Required("target");
+    r.gini = m.Number("target", r.gini, 0, 0.999);
+    r.max_share = m.Number("max_share", 1.0, 1e-9, 1);
+  } else {
+    w.ctx().Fail(At(skew, "kind"), "workload.rate_skew.kind",
+                 "unknown rate distribution '" + kind + "' (valid: zipf, lognormal, gini)");
+  }
+  m.Finish();
+}
+
+void ParseArrivals(MapReader& w, models::WorkloadConfig* c) {
+  YAML::Node arrivals = w.Take("arrivals");
+  if (!arrivals.IsDefined()) return;
+  MapReader m(w.ctx(), arrivals, "workload.arrivals");
+  std::string kind = m.String("kind", "poisson");
+  models::ArrivalConfig& a = c->arrivals;
+  if (kind == "poisson") {
+    a.kind = models::ArrivalConfig::Kind::kPoisson;
+  } else if (kind == "gamma") {
+    a.kind = models::ArrivalConfig::Kind::kGamma;
+    a.cv = m.Number("cv", a.cv, 0.01, 20);
+  } else if (kind == "bootstrap") {
+    a.kind = models::ArrivalConfig::Kind::kBootstrap;
+    YAML::Node file = m.Required("file");
+    a.source = m.String("file", "");
+    a.block = static_cast<uint32_t>(m.Integer("block", a.block, 1, 1'000'000));
+    try {
+      models::TraceConfig::Format format = models::GuessTraceFormat(a.source);
+      if (format == models::TraceConfig::Format::kNone) {
+        a.gaps = models::ReadGapsFile(a.source);
+      } else {
+        models::Trace trace = models::ReadTrace({.format = format, .file = a.source});
+        for (size_t i = 1; i < trace.records.size(); ++i) {
+          a.gaps.push_back(sim::ToSeconds(trace.records[i].time_ns - trace.records[i - 1].time_ns));
+        }
+      }
+    } catch (const std::runtime_error& e) {
+      w.ctx().Fail(file, "workload.arrivals.file", e.what());
+    }
+    double total = 0;
+    for (double g : a.gaps) total += g;
+    if (a.gaps.size() < a.block || !(total > 0)) {
+      w.ctx().Fail(file, "workload.arrivals.file",
+                   "needs at least `block` (" + std::to_string(a.block) +
+                       ") gaps with a positive mean, has " + std::to_string(a.gaps.size()));
+    }
+  } else {
+    w.ctx().Fail(At(arrivals, "kind"), "workload.arrivals.kind",
+                 "unknown arrival process '" + kind + "' (valid: poisson, gamma, bootstrap)");
+  }
+  m.Finish();
+}
+
+void ParsePrompt(MapReader& w, models::WorkloadConfig* c) {
+  YAML::Node prompt = w.Take("prompt");
+  if (!prompt.IsDefined()) return;
+  MapReader m(w.ctx(), prompt, "workload.prompt");
+  c->system_tokens =
+      static_cast<uint32_t>(m.Integer("system_tokens", c->system_tokens, 0, 10'000'000));
+  if (YAML::Node n = m.Take("new_tokens"); n.IsDefined()) {
+    c->new_tokens = ParseLength(w.ctx(), n, "workload.prompt.new_tokens");
+  }
+  c->no_prefix_share = m.Number("no_prefix_share", c->no_prefix_share, 0, 1);
+  if (YAML::Node rag = m.Take("rag"); rag.IsDefined()) {
+    MapReader r(w.ctx(), rag, "workload.prompt.rag");
+    r.Required("documents");
+    c->rag.documents = static_cast<uint32_t>(r.Integer("documents", 0, 1, 100'000'000));
+    c->rag.popularity_s = r.Number("popularity_s", c->rag.popularity_s, 0, 10);
+    if (YAML::Node n = r.Take("chunks"); n.IsDefined()) {
+      c->rag.chunks = ParseLength(w.ctx(), n, "workload.prompt.rag.chunks");
+    }
+    c->rag.chunk_tokens =
+        static_cast<uint32_t>(r.Integer("chunk_tokens", c->rag.chunk_tokens, 1, 1'000'000));
+    r.Finish();
+  }
+  m.Finish();
+}
+
+void ParseSessions(MapReader& w, models::WorkloadConfig* c) {
+  YAML::Node sessions = w.Take("sessions");
+  if (!sessions.IsDefined()) return;
+  MapReader m(w.ctx(), sessions, "workload.sessions");
+  YAML::Node turns = m.Required("turns");
+  c->sessions.turns = ParseLength(w.ctx(), turns, "workload.sessions.turns");
+  if (c->sessions.turns.MeanDraw() < 1) {
+    w.ctx().Fail(turns, "workload.sessions.turns", "must average at least one turn");
+  }
+  if (YAML::Node n = m.Take("think_time_s"); n.IsDefined()) {
+    c->sessions.think_time_s = ParseLength(w.ctx(), n, "workload.sessions.think_time_s");
+  }
+  m.Finish();
+}
+
+void ParseLoadSchedule(MapReader& w, models::WorkloadConfig* c) {
+  YAML::Node list = w.Take("load_schedule");
+  if (!list.IsDefined()) return;
+  if (!list.IsSequence() || list.size() == 0) {
+    w.ctx().Fail(list, "workload.load_schedule", "expected a non-empty list of {until_s, factor}");
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string path = "workload.load_schedule[" + std::to_string(i) + "]";
+    MapReader m(w.ctx(), list[i], path);
+    models::LoadStep step;
+    m.Required("until_s");
+    step.until_s = m.Number("until_s", 0, 1e-9, 1e7);
+    step.factor = m.Number("factor", 1, 1e-6, 1e6);
+    m.Finish();
+    if (!c->load_schedule.empty() && step.until_s <= c->load_schedule.back().until_s) {
+      w.ctx().Fail(list[i], path + ".until_s", "steps must end at strictly increasing times");
+    }
+    c->load_schedule.push_back(step);
+  }
+}
+
+void ParseDrift(MapReader& w, models::WorkloadConfig* c) {
+  YAML::Node drift = w.Take("drift");
+  if (!drift.IsDefined()) return;
+  MapReader m(w.ctx(), drift, "workload.drift");
+  m.Required("sigma");
+  c->drift.sigma = m.Number("sigma", 0, 0, 10);
+  c->drift.interval_s = m.Number("interval_s", c->drift.interval_s, 1e-3, 1e7);
+  m.Finish();
+}
+
+void ParseTrace(MapReader& w, const YAML::Node& trace, models::WorkloadConfig* c) {
+  MapReader m(w.ctx(), trace, "workload.trace");
+  YAML::Node format_node = m.Required("format");
+  std::string format = m.String("format", "");
+  if (format == "mooncake") {
+    c->trace.format = models::TraceConfig::Format::kMooncake;
+  } else if (format == "azure") {
+    c->trace.format = models::TraceConfig::Format::kAzure;
+  } else {
+    w.ctx().Fail(format_node, "workload.trace.format",
+                 "unknown trace format '" + format + "' (valid: mooncake, azure)");
+  }
+  YAML::Node file = m.Required("file");
+  c->trace.file = m.String("file", "");
+  if (YAML::Node n = m.Take("loop"); n.IsDefined()) {
+    c->trace.loop = ParseBool(w.ctx(), n, "workload.trace.loop");
+  }
+  c->trace.skip = m.Integer("skip", 0, 0, UINT64_MAX >> 12);
+  c->trace.limit = m.Integer("limit", 0, 0, UINT64_MAX >> 12);
+  c->trace.key_blocks =
+      static_cast<uint32_t>(m.Integer("key_blocks", c->trace.key_blocks, 1, 1000));
+  m.Finish();
+  try {
+    models::ReadTrace(c->trace);  // errors now, not in the middle of a sweep
+  } catch (const models::TraceError& e) {
+    w.ctx().Fail(file, "workload.trace.file", e.what());
+  }
+}
+
 void ParseWorkload(MapReader& top, Scenario* s) {
-  MapReader w(top.ctx(), top.Required("workload"), "workload");
+  YAML::Node node = top.Required("workload");
+  MapReader w(top.ctx(), node, "workload");
   models::WorkloadConfig& c = s->workload;
+  if (YAML::Node trace = w.Take("trace"); trace.IsDefined()) {
+    ParseTrace(w, trace, &c);
+    for (const auto& entry : node) {
+      std::string key = entry.first.as<std::string>();
+      if (key != "trace") {
+        w.ctx().Fail(entry.first, "workload." + key,
+                     "a trace replaces the synthetic workload; remove this key or the trace");
+      }
+    }
+    return;
+  }
   c.keys = static_cast<uint32_t>(w.Integer("keys", c.keys, 1, 100'000'000));
-  if (YAML::Node skew = w.Take("rate_skew"); skew.IsDefined()) {
-    MapReader m(w.ctx(), skew, "workload.rate_skew");
-    std::string kind = m.String("kind", "zipf");
-    if (kind != "zipf") {
-      w.ctx().Fail(At(skew, "kind"), "workload.rate_skew.kind",
-                   "unknown rate distribution '" + kind + "' (valid: zipf)");
+  c.tenants = static_cast<uint32_t>(w.Integer("tenants", c.tenants, 0, 100'000'000));
+  YAML::Node skew = At(node, "rate_skew");
+  ParseRateSkew(w, &c);
+  YAML::Node active = At(node, "active_keys");
+  c.rates.active_keys = static_cast<uint32_t>(w.Integer("active_keys", 0, 0, 100'000'000));
+  if (c.rates.active_keys > c.keys) w.ctx().Fail(active, "workload.active_keys", "must be <= keys");
+  if (YAML::Node whales = w.Take("whales"); whales.IsDefined()) {
+    if (!whales.IsSequence()) w.ctx().Fail(whales, "workload.whales", "expected a list of shares");
+    double total = 0;
+    for (size_t i = 0; i < whales.size(); ++i) {
+      double share = 0;
+      if (!whales[i].IsScalar() || !YAML::convert<double>::decode(whales[i], share) ||
+          !(share > 0 && share < 1)) {
+        w.ctx().Fail(whales[i], "workload.whales[" + std::to_string(i) + "]",
+                     "expected a share in (0, 1)");
+      }
+      total += share;
+      c.rates.whales.push_back(share);
     }
-    c.zipf_s = m.Number("s", c.zipf_s, 0, 10);
-    m.Finish();
-  }
-  if (YAML::Node prompt = w.Take("prompt"); prompt.IsDefined()) {
-    MapReader m(w.ctx(), prompt, "workload.prompt");
-    c.system_tokens =
-        static_cast<uint32_t>(m.Integer("system_tokens", c.system_tokens, 0, 10'000'000));
-    if (YAML::Node n = m.Take("new_tokens"); n.IsDefined()) {
-      c.new_tokens = ParseLength(w.ctx(), n, "workload.prompt.new_tokens");
+    if (!(total < 1) || c.rates.whales.size() >= c.keys) {
+      w.ctx().Fail(whales, "workload.whales",
+                   "whale shares must sum below 1, with fewer whales than keys");
     }
-    m.Finish();
   }
+  ParsePrompt(w, &c);
   if (YAML::Node n = w.Take("output_tokens"); n.IsDefined()) {
     c.output_tokens = ParseLength(w.ctx(), n, "workload.output_tokens");
   }
-  if (YAML::Node arrivals = w.Take("arrivals"); arrivals.IsDefined()) {
-    MapReader m(w.ctx(), arrivals, "workload.arrivals");
-    std::string kind = m.String("kind", "poisson");
-    if (kind != "poisson") {
-      w.ctx().Fail(At(arrivals, "kind"), "workload.arrivals.kind",
-                   "unknown arrival process '" + kind + "' (valid: poisson)");
-    }
-    m.Finish();
-  }
+  ParseSessions(w, &c);
+  ParseArrivals(w, &c);
+  ParseLoadSchedule(w, &c);
+  ParseDrift(w, &c);
   w.Finish();
+  try {
+    models::KeyShares(c.keys, c.rates);  // an unreachable Gini fails here, with its place
+  } catch (const std::invalid_argument& e) {
+    w.ctx().Fail(skew, "workload.rate_skew", e.what());
+  }
 }
 
 void ParsePolicies(MapReader& top, Scenario* s) {

@@ -14,7 +14,7 @@ namespace {
 WorkloadConfig SmallConfig() {
   WorkloadConfig c;
   c.keys = 50;
-  c.zipf_s = 1.0;
+  c.rates.zipf_s = 1.0;
   c.system_tokens = 100;  // 6 full blocks; block 7 straddles into unique tokens
   c.new_tokens = LengthDistribution::Uniform(10, 300);
   c.output_tokens = LengthDistribution::Uniform(1, 50);

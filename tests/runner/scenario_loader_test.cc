@@ -131,5 +131,33 @@ TEST(ScenarioLoaderTest, QuickstartIsValid) {
   EXPECT_EQ(s.replica_count(), 8u);
 }
 
+TEST(ScenarioLoaderTest, EveryShippedScenarioLoads) {
+  for (const char* name : {"paper_gini", "whales", "sessions_rag", "bursty_drift",
+                           "mooncake_conversation", "azure_conv"}) {
+    EXPECT_NO_THROW(LoadScenarioFile(std::string("scenarios/") + name + ".yaml")) << name;
+  }
+}
+
+TEST(ScenarioLoaderTest, WorkloadErrorsNameTheirKey) {
+  EXPECT_NE(ErrorOf(kMinimal, {"workload.rate_skew={kind: pareto}"})
+                .find("'workload.rate_skew.kind': unknown rate distribution 'pareto'"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf(kMinimal, {"workload.arrivals={kind: gamma, cv: -1}"}).find("'workload.arrivals.cv'"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(kMinimal, {"workload.whales=[0.6, 0.5]"}).find("'workload.whales'"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kMinimal, {"workload.trace={format: mooncake, file: /no/such.jsonl}"})
+                .find("'workload.trace.file': /no/such.jsonl: cannot open trace file"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kMinimal, {"workload.trace={format: azure, file: "
+                               "../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv}"})
+                .find("a trace replaces the synthetic workload"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(kMinimal, {"workload.sessions={turns: 2, think_time: 5}"})
+                .find("'workload.sessions.think_time': unknown key"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace kvroute::sim

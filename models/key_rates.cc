@@ -1,0 +1,153 @@
+#include "models/key_rates.h"
+
+#include <algorithm>
+#include <boost/math/special_functions/erf.hpp>
+#include <cmath>
+#include <functional>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+
+namespace kvroute::models {
+namespace {
+
+void Normalize(std::vector<double>* shares) {
+  double total = std::accumulate(shares->begin(), shares->end(), 0.0);
+  for (double& s : *shares) s /= total;
+}
+
+}  // namespace
+
+std::vector<double> ZipfShares(uint32_t keys, double s) {
+  std::vector<double> shares(keys);
+  for (uint32_t k = 0; k < keys; ++k) shares[k] = std::pow(k + 1.0, -s);
+  Normalize(&shares);
+  return shares;
+}
+
+std::vector<double> LognormalShares(uint32_t keys, double sigma) {
+  std::vector<double> shares(keys);
+  for (uint32_t k = 0; k < keys; ++k) {
+    // Hottest first: key k takes the upper quantile 1 - (k+0.5)/n.
+    double p = 1.0 - (k + 0.5) / keys;
+    double z = std::sqrt(2.0) * boost::math::erf_inv(2 * p - 1);
+    shares[k] = std::exp(sigma * z);
+  }
+  Normalize(&shares);
+  return shares;
+}
+
+void CapShares(std::vector<double>* shares, double cap) {
+  // Water-filling: each pass caps the keys above the cap and rescales the rest
+  // to the remaining mass; capped keys stay capped, so it ends within n passes.
+  std::vector<double>& s = *shares;
+  for (size_t pass = 0; pass < s.size(); ++pass) {
+    double capped_mass = 0, free_mass = 0;
+    for (double v : s) {
+      if (v >= cap) {
+        capped_mass += cap;
+      } else {
+        free_mass += v;
+      }
+    }
+    if (free_mass <= 0) break;
+    double scale = (1.0 - capped_mass) / free_mass;
+    bool over = false;
+    for (double& v : s) {
+      if (v >= cap) {
+        v = cap;
+      } else {
+        v *= scale;
+        over = over || v > cap;
+      }
+    }
+    if (!over) break;
+  }
+}
+
+std::vector<double> GiniFitShares(uint32_t keys, double gini, double max_share) {
+  std::vector<double> z(keys);
+  for (uint32_t k = 0; k < keys; ++k) {
+    double p = 1.0 - (k + 0.5) / keys;
+    z[k] = std::sqrt(2.0) * boost::math::erf_inv(2 * p - 1);
+  }
+  std::vector<double> shares(keys);
+  auto capped_gini = [&](double sigma) {
+    for (uint32_t k = 0; k < keys; ++k) shares[k] = std::exp(sigma * (z[k] - z[0]));
+    Normalize(&shares);
+    if (max_share < 1) CapShares(&shares, max_share);
+    return Gini(shares);
+  };
+  // The capped Gini rises with sigma up to the cap's ceiling; bisect on sigma.
+  double lo = 0, hi = 12;
+  if (capped_gini(hi) < gini) {
+    throw std::invalid_argument(
+        "a Gini of " + std::to_string(gini) + " over " + std::to_string(keys) +
+        " keys cannot be reached with no share above " + std::to_string(max_share));
+  }
+  for (int i = 0; i < 60 && hi - lo > 1e-9; ++i) {
+    double mid = (lo + hi) / 2;
+    (capped_gini(mid) < gini ? lo : hi) = mid;
+  }
+  capped_gini(hi);
+  return shares;
+}
+
+std::vector<double> KeyShares(uint32_t keys, const KeyRateConfig& c) {
+  std::vector<double> shares;
+  switch (c.kind) {
+    case KeyRateConfig::Kind::kZipf:
+      shares = ZipfShares(keys, c.zipf_s);
+      break;
+    case KeyRateConfig::Kind::kLognormal:
+      shares = LognormalShares(keys, c.sigma);
+      break;
+    case KeyRateConfig::Kind::kGini:
+      shares = GiniFitShares(keys, c.gini, c.max_share);
+      break;
+  }
+  if (c.active_keys > 0 && c.active_keys < keys) {
+    std::fill(shares.begin() + c.active_keys, shares.end(), 0.0);
+    Normalize(&shares);
+  }
+  if (!c.whales.empty()) {
+    // Whales take over the hottest keys; the rest keep their relative rates.
+    double whale_total = std::accumulate(c.whales.begin(), c.whales.end(), 0.0);
+    double rest = std::accumulate(shares.begin() + c.whales.size(), shares.end(), 0.0);
+    for (size_t k = 0; k < shares.size(); ++k) {
+      shares[k] = k < c.whales.size() ? c.whales[k]
+                  : rest > 0          ? shares[k] * (1 - whale_total) / rest
+                                      : 0;
+    }
+  }
+  return shares;
+}
+
+double Gini(std::span<const double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  if (std::is_sorted(sorted.begin(), sorted.end(), std::greater<>())) {
+    std::reverse(sorted.begin(), sorted.end());  // shares come hottest first
+  } else {
+    std::sort(sorted.begin(), sorted.end());
+  }
+  double n = static_cast<double>(sorted.size());
+  double total = 0, weighted = 0;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    total += sorted[i];
+    weighted += (static_cast<double>(i) + 1) * sorted[i];
+  }
+  if (total <= 0 || sorted.size() < 2) return 0;
+  return 2 * weighted / (n * total) - (n + 1) / n;
+}
+
+double TopShare(std::span<const double> values, double fraction) {
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  size_t top = static_cast<size_t>(std::ceil(fraction * static_cast<double>(sorted.size())));
+  double total = std::accumulate(sorted.begin(), sorted.end(), 0.0);
+  if (total <= 0) return 0;
+  return std::accumulate(sorted.begin(), sorted.begin() + std::min(top, sorted.size()), 0.0) /
+         total;
+}
+
+}  // namespace kvroute::models

@@ -1,0 +1,38 @@
+// Where a simulation's requests come from: a synthetic workload or a replayed
+// trace. The stream depends only on the workload configuration and the seed,
+// never on the policy or on what the simulation did with earlier requests.
+#ifndef KVROUTE_MODELS_REQUEST_SOURCE_H_
+#define KVROUTE_MODELS_REQUEST_SOURCE_H_
+
+#include <memory>
+#include <vector>
+
+#include "models/request.h"
+#include "sim/core/time.h"
+
+namespace kvroute::models {
+
+class RequestSource {
+ public:
+  virtual ~RequestSource() = default;
+
+  // Fills `out` with the next request in arrival order and returns true, or
+  // returns false when there is none before the end. Reuses out->block_hashes.
+  virtual bool Next(Request* out) = 0;
+
+  // The expected share of requests of each key (sums to 1): the planner's
+  // per-key rates are these times the load.
+  virtual const std::vector<double>& key_shares() const = 0;
+};
+
+struct WorkloadConfig;
+
+// The synthetic workload, or the replay of config.trace when one is set.
+// Throws TraceError for an unreadable trace, std::invalid_argument for an
+// unreachable rate target.
+std::unique_ptr<RequestSource> MakeRequestSource(const WorkloadConfig& config, uint64_t seed,
+                                                 double qps, sim::Time end);
+
+}  // namespace kvroute::models
+
+#endif  // KVROUTE_MODELS_REQUEST_SOURCE_H_

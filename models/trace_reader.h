@@ -1,0 +1,67 @@
+// Request traces read from disk: Mooncake JSONL (FAST'25 release: timestamp in
+// ms, input_length, output_length, hash_ids of 512-token prefix blocks) and the
+// Azure LLM inference CSV (Splitwise, ISCA'24: TIMESTAMP, ContextTokens,
+// GeneratedTokens; no prefix information).
+#ifndef KVROUTE_MODELS_TRACE_READER_H_
+#define KVROUTE_MODELS_TRACE_READER_H_
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace kvroute::models {
+
+struct TraceConfig {
+  enum class Format { kNone, kMooncake, kAzure };
+  Format format = Format::kNone;  // kNone: no trace, the synthetic workload runs
+  std::string file;
+  bool loop = false;   // replay again after the last request, without shared prefixes
+  uint64_t skip = 0;   // leading requests dropped
+  uint64_t limit = 0;  // requests kept after `skip`; 0: all
+  // Mooncake: a request's key is its first `key_blocks` block ids (the
+  // conversation trace's first block is one system prompt shared by all).
+  uint32_t key_blocks = 2;
+};
+
+inline constexpr uint32_t kMooncakeBlockTokens = 512;
+
+struct TraceRecord {
+  int64_t time_ns = 0;  // since the first kept request
+  uint32_t input_tokens = 0;
+  uint32_t output_tokens = 0;
+  uint32_t key = 0;
+  uint32_t hash_begin = 0, hash_count = 0;  // into Trace::hash_ids (Mooncake only)
+};
+
+struct Trace {
+  std::string source;
+  TraceConfig::Format format = TraceConfig::Format::kNone;
+  std::vector<TraceRecord> records;  // in arrival order
+  std::vector<uint64_t> hash_ids;
+  // Keys: Mooncake requests are keyed by their first key_blocks block ids;
+  // Azure requests have no prefix
+  // information, so each is its own key.
+  uint32_t keys = 0;
+};
+
+class TraceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Reads `config.file` in `config.format`, keeping the configured subset.
+// Throws TraceError naming the file, the line and the field at fault.
+Trace ReadTrace(const TraceConfig& config);
+
+// Mooncake only: the share of the trace's block ids that appeared in an
+// earlier request — the trace's own 512-token block hit rate with an
+// infinite cache (0 for traces without block ids).
+double NativeBlockHitRate(const Trace& trace);
+
+// "mooncake" for *.jsonl, "azure" for *.csv, kNone otherwise.
+TraceConfig::Format GuessTraceFormat(const std::string& path);
+
+}  // namespace kvroute::models
+
+#endif  // KVROUTE_MODELS_TRACE_READER_H_

@@ -1,0 +1,71 @@
+#include "models/trace_replay.h"
+
+#include <algorithm>
+
+#include "sim/core/hashing.h"
+
+namespace kvroute::models {
+namespace {
+
+constexpr uint64_t kTraceBlockSalt = 0x5452414345424c4bULL;
+constexpr uint64_t kTraceUniqueSalt = 0x5452414345554e51ULL;
+
+}  // namespace
+
+void TraceSegments(const Trace& trace, const TraceRecord& r, uint64_t pass,
+                   std::vector<PromptSegment>* out) {
+  out->clear();
+  uint64_t pass_salt = sim::Combine(kTraceBlockSalt, pass);
+  uint32_t covered = 0;
+  for (uint32_t j = 0; j < r.hash_count && covered < r.input_tokens; ++j) {
+    uint32_t tokens = std::min(kMooncakeBlockTokens, r.input_tokens - covered);
+    out->push_back({sim::Combine(pass_salt, trace.hash_ids[r.hash_begin + j]), tokens});
+    covered += tokens;
+  }
+  if (covered < r.input_tokens) {
+    // Tokens the trace gives no block id for (all of an Azure prompt) are this
+    // request's own.
+    uint64_t own = sim::Combine(sim::Combine(kTraceUniqueSalt, pass),
+                                static_cast<uint64_t>(&r - trace.records.data()));
+    out->push_back({own, r.input_tokens - covered});
+  }
+}
+
+TraceReplay::TraceReplay(std::shared_ptr<const Trace> trace, bool loop, double qps, sim::Time end,
+                         uint32_t block_size)
+    : trace_(std::move(trace)), loop_(loop), end_(end), block_size_(block_size) {
+  const auto& records = trace_->records;
+  double span = sim::ToSeconds(records.back().time_ns);
+  size_t n = records.size();
+  period_s_ = n > 1 && span > 0 ? span * static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
+  native_qps_ = static_cast<double>(n) / period_s_;
+  scale_ = native_qps_ / qps;
+  shares_.assign(trace_->keys, 0.0);
+  for (const TraceRecord& r : records) shares_[r.key] += 1.0 / static_cast<double>(n);
+}
+
+bool TraceReplay::Next(Request* out) {
+  if (index_ == trace_->records.size()) {
+    if (!loop_) return false;
+    index_ = 0;
+    ++pass_;
+  }
+  const TraceRecord& r = trace_->records[index_];
+  double trace_s = static_cast<double>(pass_) * period_s_ + sim::ToSeconds(r.time_ns);
+  sim::Time arrival = sim::FromSeconds(trace_s * scale_);
+  if (arrival >= end_) return false;
+  ++index_;
+  out->id = next_id_++;
+  out->arrival = arrival;
+  out->key = r.key;
+  out->tenant = r.key;
+  out->session = out->id;
+  out->prompt_tokens = std::max<uint32_t>(1, r.input_tokens);
+  out->output_tokens = std::max<uint32_t>(1, r.output_tokens);
+  TraceSegments(*trace_, r, pass_, &segments_);
+  if (segments_.empty()) segments_.push_back({sim::Combine(kTraceUniqueSalt, out->id), 1});
+  HashPromptBlocks(segments_, block_size_, &out->block_hashes);
+  return true;
+}
+
+}  // namespace kvroute::models
