@@ -143,7 +143,7 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
     const InFlightRequest& r = pool_[slot];
     Schedule(slot, std::min(r.uncomputed_tokens(), budget_), false);
   }
-  UpdateKvUtilization();
+  UpdateKvUtilization(now);
   if (batch_.empty()) return 0;
 
   BatchShape shape;
@@ -193,10 +193,10 @@ void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
       if (pool_[entry.slot].remaining_output() == 0) observer.OnCompleted(entry.slot, now);
     }
   }
-  UpdateKvUtilization();
+  UpdateKvUtilization(now);
 }
 
-void Replica::Fail(std::vector<uint32_t>* dropped) {
+void Replica::Fail(sim::Time now, std::vector<uint32_t>* dropped) {
   for (uint32_t slot : running_) {
     kv_.Release(&pool_[slot].kv);
     dropped->push_back(slot);
@@ -217,9 +217,17 @@ void Replica::Fail(std::vector<uint32_t>* dropped) {
   load_ = ReplicaLoad{};
   load_.healthy = healthy;
   ++counters_.failures;
+  UpdateKvUtilization(now);
 }
 
-void Replica::UpdateKvUtilization() {
+double Replica::HeldBlockSeconds(sim::Time now) const {
+  return held_block_seconds_ + held_blocks_ * sim::ToSeconds(now - held_since_);
+}
+
+void Replica::UpdateKvUtilization(sim::Time now) {
+  held_block_seconds_ = HeldBlockSeconds(now);
+  held_since_ = now;
+  held_blocks_ = kv_.used_blocks() - kv_.evictable_blocks();
   load_.kv_utilization =
       kv_.capacity_blocks() == 0
           ? 0

@@ -85,7 +85,12 @@ class Replica {
   // Appends the slots of the requests it held (running, then waiting, in
   // order) to `dropped`; their KV is released and their progress reset, so the
   // caller can retry them elsewhere. The iteration in flight is abandoned.
-  void Fail(std::vector<uint32_t>* dropped);
+  void Fail(sim::Time now, std::vector<uint32_t>* dropped);
+
+  // ∫ (KV blocks pinned or reserved by running requests) dt from time 0 to
+  // `now`, in block-seconds: the working set that cached prefixes cannot use.
+  // REQUIRES: `now` is not earlier than the replica's last change.
+  double HeldBlockSeconds(sim::Time now) const;
 
   bool in_iteration() const { return in_iteration_; }
   const KvCache& kv_cache() const { return kv_; }
@@ -111,7 +116,8 @@ class Replica {
   // it, add it back after.
   void Unaccount(const InFlightRequest& r);
   void Account(const InFlightRequest& r);
-  void UpdateKvUtilization();
+  // Refreshes the KV signals after the pool changed at `now`.
+  void UpdateKvUtilization(sim::Time now);
 
   uint32_t id_;
   const CostModel& cost_model_;
@@ -124,6 +130,9 @@ class Replica {
   std::vector<uint32_t> running_;  // admission order: the back is the newest
   std::vector<BatchEntry> batch_;
   uint32_t budget_ = 0;
+  uint32_t held_blocks_ = 0;
+  sim::Time held_since_ = 0;
+  double held_block_seconds_ = 0;  // up to held_since_
   bool in_iteration_ = false;
   ReplicaCounters counters_;
 };

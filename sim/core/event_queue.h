@@ -18,6 +18,8 @@ enum class EventKind : uint8_t {
   kReplicaFailure,   // replica `target` fails (scenario failure schedule)
   kReplicaRecovery,  // replica `target` comes back, cold
   kSignalRefresh,    // the router polls the replicas' load signals
+  kMeasureStart,     // the warm-up ends: time-averaged metrics start
+  kMeasureEnd,       // arrivals end: time-averaged metrics stop
 };
 
 struct Event {

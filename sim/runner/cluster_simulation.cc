@@ -87,6 +87,8 @@ class ClusterSimulation : public models::ReplicaObserver {
       }
     }
     if (refresh_ > 0) events_.Push(0, EventKind::kSignalRefresh);
+    events_.Push(warmup_, EventKind::kMeasureStart);
+    events_.Push(end_of_arrivals_, EventKind::kMeasureEnd);
 
     uint64_t handled = 0;
     while (!events_.Empty() && events_.Top().time <= hard_stop_) {
@@ -114,6 +116,12 @@ class ClusterSimulation : public models::ReplicaObserver {
           if (event.time + interval < end_of_arrivals_) {
             events_.Push(event.time + interval, EventKind::kControlTick);
           }
+          break;
+        case EventKind::kMeasureStart:
+          held_block_seconds_ -= TotalHeldBlockSeconds(event.time);
+          break;
+        case EventKind::kMeasureEnd:
+          held_block_seconds_ += TotalHeldBlockSeconds(event.time);
           break;
         case EventKind::kSignalRefresh:
           seen_loads_ = loads_;
@@ -207,7 +215,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     loads_[replica].healthy = false;
     iteration_event_[replica] = UINT64_MAX;  // its iteration in flight never finishes
     dropped_.clear();
-    replicas_[replica]->Fail(&dropped_);
+    replicas_[replica]->Fail(now, &dropped_);
     for (uint32_t slot : dropped_) {
       models::InFlightRequest& r = pool_[slot];
       policy_->OnComplete(r.request, replica, now);  // it no longer runs there
@@ -229,19 +237,20 @@ class ClusterSimulation : public models::ReplicaObserver {
     return false;
   }
 
-  // Accumulates requests-in-system × time (the L of Little's law) and KV
-  // blocks held by running requests × time over [warm-up, end of arrivals].
+  double TotalHeldBlockSeconds(Time now) const {
+    double total = 0;
+    for (const auto& replica : replicas_) total += replica->HeldBlockSeconds(now);
+    return total;
+  }
+
+  // Accumulates requests-in-system × time over [warm-up, end of arrivals]: the
+  // L of Little's law.
   void IntegrateInSystem(Time now) {
     Time from = std::max(last_integrated_, warmup_);
     Time to = std::min(now, end_of_arrivals_);
     if (to > from) {
       double dt = ToSeconds(to - from);
       in_system_seconds_ += static_cast<double>(pool_.in_flight()) * dt;
-      uint64_t held = 0;  // blocks pinned or reserved by running requests
-      for (const auto& replica : replicas_) {
-        held += replica->kv_cache().used_blocks() - replica->kv_cache().evictable_blocks();
-      }
-      held_block_seconds_ += static_cast<double>(held) * dt;
     }
     last_integrated_ = std::max(last_integrated_, now);
   }

@@ -186,7 +186,7 @@ TEST_F(ReplicaTest, FailureDropsCacheWorkAndQueue) {
   replica_->FinishIteration(now_, *this);
   replica_->StartIteration(now_, *this);  // in flight when the replica fails
   std::vector<uint32_t> dropped;
-  replica_->Fail(&dropped);
+  replica_->Fail(now_, &dropped);
   EXPECT_EQ(dropped, (std::vector<uint32_t>{a, b, c}));
   EXPECT_FALSE(replica_->in_iteration());
   EXPECT_EQ(replica_->kv_cache().used_blocks(), 0u);
