@@ -71,6 +71,7 @@ void WritePoints(H5::H5File& file, const SweepResults& results) {
             Column(points, [](const PointResult& p) { return p.cache_evictions; }));
   table.Add("imbalance", Column(points, [](const PointResult& p) { return p.imbalance; }));
   table.Add("simulated_s", Column(points, [](const PointResult& p) { return p.simulated_s; }));
+  table.Add("events", Column(points, [](const PointResult& p) { return p.events; }));
   // Policy statistics: the union of names, NaN where a policy has no such stat.
   std::vector<std::string> stat_names;
   for (const PointResult& p : points) {

@@ -167,6 +167,8 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
   json.EndObject();
   json.Key("simulated_s");
   json.Number(p.simulated_s);
+  json.Key("events");
+  json.Integer(p.events);
   json.EndObject();
   return json.str();
 }

@@ -54,6 +54,7 @@ struct PointResult {
 
   std::vector<std::pair<std::string, double>> policy_stats;
   double simulated_s = 0;  // simulated time at the end of the run
+  uint64_t events = 0;     // events the simulation handled
 };
 
 class PointMetricsCollector {

@@ -160,13 +160,18 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
 
   analysis::FileAttributes attributes{kVersion, scenario.yaml, CommandLine(argc, argv), UtcNow()};
   analysis::WriteResultsHdf5(out_path, attributes, results);
-  uint64_t requests = 0;
-  for (const analysis::PointResult& p : results.points) requests += p.offered;
-  char rate[64];
-  std::snprintf(rate, sizeof rate, "%.0f", static_cast<double>(requests) / took.count());
+  uint64_t requests = 0, events = 0;
+  for (const analysis::PointResult& p : results.points) {
+    requests += p.offered;
+    events += p.events;
+  }
+  char rate[160];
+  std::snprintf(rate, sizeof rate, "%.0f requests and %.0f events per wall-second",
+                static_cast<double>(requests) / took.count(),
+                static_cast<double>(events) / took.count());
   out << "\nwrote " << out_path << " (" << results.points.size() << " points, " << requests
       << " simulated requests in " << std::round(took.count() * 10) / 10 << " s on " << sweep.jobs
-      << " threads: " << rate << " requests per wall-second)\n";
+      << " threads: " << rate << ")\n";
   return 0;
 }
 

@@ -155,6 +155,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     result.mean_held_kv_blocks =
         held_block_seconds_ / window / static_cast<double>(replicas_.size());
     result.simulated_s = ToSeconds(events_.Now());
+    result.events = handled;
     if (statistics) *statistics = RunStatistics{.events = handled, .iterations = iterations};
     return result;
   }
