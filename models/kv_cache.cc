@@ -6,8 +6,8 @@
 
 namespace kvroute::models {
 
-KvCache::KvCache(uint32_t capacity_blocks)
-    : capacity_(capacity_blocks), blocks_(capacity_blocks), index_(capacity_blocks) {
+KvCache::KvCache(uint32_t capacity_blocks, EvictionOrder order)
+    : capacity_(capacity_blocks), order_(order), blocks_(capacity_blocks), index_(capacity_blocks) {
   free_slots_.reserve(capacity_blocks);
   for (uint32_t s = capacity_blocks; s > 0; --s) free_slots_.push_back(s - 1);
 }
@@ -58,7 +58,9 @@ bool KvCache::Grow(uint32_t blocks, KvHandle* handle) {
 }
 
 void KvCache::MakeRoom(uint32_t needed) {
-  while (capacity_ - used_blocks() < needed) EvictHead();
+  // Free blocks not queued on the list are taken first; then the list head,
+  // whether a queued free block or a cached one to evict.
+  while (capacity_ - used_blocks() - queued_free_blocks_ < needed) EvictHead();
 }
 
 void KvCache::Register(std::span<const uint64_t> chain, uint32_t upto, KvHandle* handle) {
@@ -85,6 +87,16 @@ void KvCache::Register(std::span<const uint64_t> chain, uint32_t upto, KvHandle*
 
 void KvCache::Release(KvHandle* handle) {
   assert(handle->active);
+  // A request's uncached blocks follow its cached prefix in its block table,
+  // so freed tail first they join the queue before it (kVllmFreeQueue).
+  if (order_ == EvictionOrder::kVllmFreeQueue) {
+    for (uint32_t i = 0; i < handle->private_blocks; ++i) {
+      uint32_t slot = free_slots_.back();
+      free_slots_.pop_back();
+      blocks_[slot] = Block{};
+      ListAppend(slot);
+    }
+  }
   for (auto it = handle->pinned.rbegin(); it != handle->pinned.rend(); ++it) Unpin(*it);
   private_blocks_ -= handle->private_blocks;
   handle->pinned.clear();
@@ -99,7 +111,7 @@ void KvCache::Clear() {
   for (uint32_t s = capacity_; s > 0; --s) free_slots_.push_back(s - 1);
   index_.Clear();
   list_head_ = list_tail_ = kNone;
-  cached_blocks_ = private_blocks_ = evictable_blocks_ = 0;
+  cached_blocks_ = private_blocks_ = evictable_blocks_ = queued_free_blocks_ = 0;
 }
 
 void KvCache::Pin(uint32_t slot) {
@@ -120,7 +132,10 @@ void KvCache::ListAppend(uint32_t slot) {
   if (list_tail_ != kNone) blocks_[list_tail_].next = slot;
   list_tail_ = slot;
   if (list_head_ == kNone) list_head_ = slot;
-  ++evictable_blocks_;
+  if (b.hash == 0)
+    ++queued_free_blocks_;
+  else
+    ++evictable_blocks_;
 }
 
 void KvCache::ListRemove(uint32_t slot) {
@@ -134,7 +149,10 @@ void KvCache::ListRemove(uint32_t slot) {
   else
     list_tail_ = b.prev;
   b.prev = b.next = kNone;
-  --evictable_blocks_;
+  if (b.hash == 0)
+    --queued_free_blocks_;
+  else
+    --evictable_blocks_;
 }
 
 void KvCache::EvictHead() {
@@ -142,6 +160,10 @@ void KvCache::EvictHead() {
   assert(slot != kNone);
   ListRemove(slot);
   Block& b = blocks_[slot];
+  if (b.hash == 0) {  // a queued free block: reuse it, nothing to evict
+    free_slots_.push_back(slot);
+    return;
+  }
   assert(b.children == 0 && "eviction must take leaves first");
   if (b.parent != kNone) --blocks_[b.parent].children;
   index_.Erase(b.hash);
@@ -151,23 +173,35 @@ void KvCache::EvictHead() {
   ++counters_.evictions;
 }
 
-std::vector<uint64_t> KvCache::EvictionOrder() const {
+std::vector<uint64_t> KvCache::EvictionList() const {
   std::vector<uint64_t> order;
-  for (uint32_t s = list_head_; s != kNone; s = blocks_[s].next) order.push_back(blocks_[s].hash);
+  for (uint32_t s = list_head_; s != kNone; s = blocks_[s].next) {
+    if (blocks_[s].hash != 0) order.push_back(blocks_[s].hash);
+  }
   return order;
 }
 
 std::string KvCache::CheckInvariants() const {
   if (used_blocks() > capacity_) return "used blocks exceed capacity";
   if (index_.Size() != cached_blocks_) return "index size differs from cached block count";
-  uint32_t listed = 0;
+  uint32_t listed = 0, queued_free = 0;
+  bool first_cached = true;
   for (uint32_t s = list_head_; s != kNone; s = blocks_[s].next) {
     const Block& b = blocks_[s];
     if (b.pins != 0) return "pinned block on the eviction list";
+    if (b.hash == 0) {
+      ++queued_free;
+      continue;
+    }
     ++listed;
-    if (s == list_head_ && b.children != 0) return "eviction list head is not a leaf";
+    if (first_cached && b.children != 0) return "first cached block on the list is not a leaf";
+    first_cached = false;
   }
   if (listed != evictable_blocks_) return "eviction list length differs from its count";
+  if (queued_free != queued_free_blocks_) return "queued free blocks differ from their count";
+  if (order_ == EvictionOrder::kRadixLru && queued_free != 0)
+    return "queued free block in radix mode";
+  if (used_blocks() + queued_free > capacity_) return "queued free blocks exceed free room";
   for (uint32_t s = 0; s < capacity_; ++s) {
     const Block& b = blocks_[s];
     if (b.hash == 0) continue;

@@ -6,11 +6,20 @@
 // prefix can reuse it. A cached block is pinned while any running request uses
 // it; unpinned cached blocks stay resident until evicted.
 //
-// Eviction is LRU, leaves first (radix semantics, as SGLang's RadixAttention):
-// unpinned blocks sit on one list in the order they were released, and a request
-// releases its blocks tail first. Since a request pins a whole prefix of its
-// chain, a block's pin count is never below its child's, so a child always joins
-// the list before its parent and the list head is always a leaf.
+// Eviction order is a choice (EvictionOrder):
+//  - kRadixLru (SGLang's RadixAttention): blocks never cached, or freed without
+//    a hash, are reused first; only when none is left is the least recently
+//    released cached block evicted. Unpinned cached blocks sit on one list in
+//    the order they were released, and a request releases its blocks tail
+//    first. Since a request pins a whole prefix of its chain, a block's pin
+//    count is never below its child's, so a child always joins the list before
+//    its parent and the list head is always a leaf.
+//  - kVllmFreeQueue (vLLM v1's free block queue): every freed block, cached or
+//    not, joins one queue in the order freed (a request's blocks tail first)
+//    and allocation takes the queue head, evicting it if it holds a cached
+//    block. A freed uncached block (output, partial or duplicate) therefore
+//    waits behind older cached blocks, and those are evicted before it is
+//    reused: less of the pool holds cache than under kRadixLru.
 #ifndef KVROUTE_MODELS_KV_CACHE_H_
 #define KVROUTE_MODELS_KV_CACHE_H_
 
@@ -41,9 +50,11 @@ struct KvCacheCounters {
   uint64_t evictions = 0;
 };
 
+enum class EvictionOrder { kRadixLru, kVllmFreeQueue };
+
 class KvCache {
  public:
-  explicit KvCache(uint32_t capacity_blocks);
+  explicit KvCache(uint32_t capacity_blocks, EvictionOrder order = EvictionOrder::kRadixLru);
 
   KvCache(const KvCache&) = delete;
   KvCache& operator=(const KvCache&) = delete;
@@ -84,7 +95,7 @@ class KvCache {
   const KvCacheCounters& counters() const { return counters_; }
 
   // Hashes of the evictable blocks, in eviction order (for tests).
-  std::vector<uint64_t> EvictionOrder() const;
+  std::vector<uint64_t> EvictionList() const;
 
   // Checks every invariant stated above; returns an empty string or the first
   // violation (for tests).
@@ -93,6 +104,8 @@ class KvCache {
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
 
+  // A slot on the eviction list with hash 0 is a freed uncached block queued
+  // behind cached ones (kVllmFreeQueue only).
   struct Block {
     uint64_t hash = 0;
     uint32_t parent = kNone;
@@ -111,6 +124,7 @@ class KvCache {
   void EvictHead();
 
   uint32_t capacity_;
+  EvictionOrder order_;
   std::vector<Block> blocks_;  // slots for cached blocks
   std::vector<uint32_t> free_slots_;
   sim::FlatHashIndex index_;
@@ -119,6 +133,7 @@ class KvCache {
   uint32_t cached_blocks_ = 0;
   uint32_t private_blocks_ = 0;
   uint32_t evictable_blocks_ = 0;
+  uint32_t queued_free_blocks_ = 0;  // uncached blocks waiting on the list
   KvCacheCounters counters_;
 };
 

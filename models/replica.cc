@@ -13,7 +13,7 @@ Replica::Replica(uint32_t id, const CostModel& cost_model, SchedulerConfig confi
       block_size_(static_cast<uint32_t>(block_size_tokens)),
       pool_(pool),
       load_(load),
-      kv_(kv_blocks) {}
+      kv_(kv_blocks, config.eviction) {}
 
 uint32_t Replica::BlocksFor(uint32_t tokens) const {
   return (tokens + block_size_ - 1) / block_size_;

@@ -35,8 +35,9 @@
 namespace kvroute::models {
 
 struct SchedulerConfig {
-  int max_num_batched_tokens = 8192;  // per-iteration token budget (vLLM's name)
-  int max_num_seqs = 256;             // cap on running sequences (vLLM's name)
+  int max_num_batched_tokens = 8192;                  // per-iteration token budget (vLLM's name)
+  int max_num_seqs = 256;                             // cap on running sequences (vLLM's name)
+  EvictionOrder eviction = EvictionOrder::kRadixLru;  // see kv_cache.h
 };
 
 // Receives what happens to requests inside a replica.

@@ -226,6 +226,17 @@ void ParseCluster(MapReader& top, Scenario* s) {
     m.Finish();
   }
   s->kv_blocks = static_cast<int64_t>(cluster.Integer("kv_blocks", 0, 1, 1ULL << 31));
+  YAML::Node eviction_node = At(cluster.node(), "eviction");
+  std::string eviction = cluster.String("eviction", "radix_lru");
+  if (eviction == "radix_lru") {
+    s->scheduler.eviction = models::EvictionOrder::kRadixLru;
+  } else if (eviction == "vllm_free_queue") {
+    s->scheduler.eviction = models::EvictionOrder::kVllmFreeQueue;
+  } else {
+    cluster.ctx().Fail(
+        eviction_node, "cluster.eviction",
+        "unknown eviction order '" + eviction + "' (valid: radix_lru, vllm_free_queue)");
+  }
   if (YAML::Node cost = cluster.Take("cost_model"); cost.IsDefined()) {
     MapReader m(cluster.ctx(), cost, "cluster.cost_model");
     std::string kind = m.String("kind", "roofline");

@@ -63,7 +63,7 @@ TEST_F(KvCacheTest, EvictsLeastRecentlyReleasedLeavesFirst) {
   auto a = Chain(3, 1), b = Chain(3, 2);
   Serve(a);  // released first: a2, a1, a0
   Serve(b);  // then b2, b1, b0
-  EXPECT_EQ(cache_.EvictionOrder(), (std::vector<uint64_t>{a[2], a[1], a[0], b[2], b[1], b[0]}));
+  EXPECT_EQ(cache_.EvictionList(), (std::vector<uint64_t>{a[2], a[1], a[0], b[2], b[1], b[0]}));
   // Five new blocks: the two free ones, then a's whole chain, tail first.
   Serve(Chain(5, 3));
   EXPECT_EQ(cache_.MatchPrefix(a), 0u);
@@ -76,7 +76,7 @@ TEST_F(KvCacheTest, SharedPrefixOutlivesItsLeaves) {
   Serve(a);
   Serve(b);  // reuses a0, a1; releases b3, b2, then the shared blocks again
   // a's own tail is oldest; the shared prefix was released last.
-  EXPECT_EQ(cache_.EvictionOrder(), (std::vector<uint64_t>{a[3], a[2], b[3], b[2], b[1], b[0]}));
+  EXPECT_EQ(cache_.EvictionList(), (std::vector<uint64_t>{a[3], a[2], b[3], b[2], b[1], b[0]}));
 }
 
 TEST_F(KvCacheTest, PinnedBlocksAreNeverEvicted) {
@@ -109,11 +109,35 @@ TEST_F(KvCacheTest, ADuplicateRegistrationSharesTheCachedBlock) {
   EXPECT_EQ(cache_.CheckInvariants(), "");
 }
 
+// vLLM's free queue: a freed uncached block waits behind older cached blocks,
+// so taking two blocks evicts the cached prefix that radix LRU would keep.
+TEST(KvCacheEvictionOrderTest, VllmFreeQueueEvictsCachedBlocksBeforeQueuedFreeOnes) {
+  for (EvictionOrder order : {EvictionOrder::kRadixLru, EvictionOrder::kVllmFreeQueue}) {
+    KvCache cache(4, order);
+    auto a = Chain(2, 1);
+    KvHandle h;
+    ASSERT_TRUE(cache.Admit(a, 2, UINT32_MAX, &h));
+    cache.Register(a, 2, &h);
+    cache.Release(&h);                       // a0, a1 cached and unpinned
+    ASSERT_TRUE(cache.Admit({}, 2, 0, &h));  // two uncached blocks
+    cache.Release(&h);
+    EXPECT_EQ(cache.CheckInvariants(), "");
+    ASSERT_TRUE(cache.Admit({}, 2, 0, &h));
+    bool vllm = order == EvictionOrder::kVllmFreeQueue;
+    EXPECT_EQ(cache.MatchPrefix(a), vllm ? 0u : 2u);
+    EXPECT_EQ(cache.counters().evictions, vllm ? 2u : 0u);
+    cache.Release(&h);
+    EXPECT_EQ(cache.CheckInvariants(), "");
+  }
+}
+
 // Many overlapping requests in flight at once: the pool never exceeds its
 // capacity, the eviction list head is always a leaf, and everything is
 // returned at the end.
-TEST(KvCacheStressTest, InvariantsHoldUnderRandomTraffic) {
-  KvCache cache(300);
+class KvCacheStressTest : public ::testing::TestWithParam<EvictionOrder> {};
+
+TEST_P(KvCacheStressTest, InvariantsHoldUnderRandomTraffic) {
+  KvCache cache(300, GetParam());
   sim::RandomStream rng(5, "test.kv_cache");
   std::vector<std::pair<KvHandle, std::vector<uint64_t>>> running;
   for (int step = 0; step < 20000; ++step) {
@@ -152,6 +176,10 @@ TEST(KvCacheStressTest, InvariantsHoldUnderRandomTraffic) {
   EXPECT_EQ(cache.evictable_blocks(), cache.cached_blocks());
   EXPECT_EQ(cache.CheckInvariants(), "");
 }
+
+INSTANTIATE_TEST_SUITE_P(BothEvictionOrders, KvCacheStressTest,
+                         ::testing::Values(EvictionOrder::kRadixLru,
+                                           EvictionOrder::kVllmFreeQueue));
 
 }  // namespace
 }  // namespace kvroute::models

@@ -97,6 +97,13 @@ TEST(ScenarioLoaderTest, WrongTypesAndRangesAreErrors) {
             std::string::npos);
 }
 
+TEST(ScenarioLoaderTest, EvictionOrderIsAChoice) {
+  Scenario s = LoadScenarioText(kMinimal, "s.yaml", {"cluster.eviction=vllm_free_queue"});
+  EXPECT_EQ(s.scheduler.eviction, models::EvictionOrder::kVllmFreeQueue);
+  EXPECT_NE(ErrorOf(kMinimal, {"cluster.eviction=fifo"}).find("valid: radix_lru, vllm_free_queue"),
+            std::string::npos);
+}
+
 TEST(ScenarioLoaderTest, MissingRequiredSectionIsAnError) {
   std::string text = kMinimal;
   text = text.substr(0, text.find("slo:"));
