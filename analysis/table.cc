@@ -5,26 +5,22 @@
 #include <cstdio>
 #include <string>
 
+#include "analysis/format_number.h"
+
 namespace kvroute::analysis {
 namespace {
-
-std::string Format(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
 
 std::string FormatSeconds(double s) {
   if (std::isnan(s)) return "-";
   if (std::isinf(s)) return "unfinished";
-  return Format("%.3f s", s);
+  return FormatNumber("%.3f s", s);
 }
 
 std::string FormatCapacity(const SummaryRow& row) {
   const SeedStatistics& c = row.capacity;
-  std::string text = Format("%.1f", c.mean);
+  std::string text = FormatNumber("%.1f", c.mean);
   if (!std::isnan(c.ci_low)) {
-    text += Format(" [%.1f", c.ci_low) + Format(", %.1f]", c.ci_high);
+    text += FormatNumber(" [%.1f", c.ci_low) + FormatNumber(", %.1f]", c.ci_high);
   }
   return text;
 }
@@ -83,13 +79,13 @@ void PrintFailures(const SweepResults& results, std::ostream& out) {
 void PrintSummaryTables(const SweepResults& results, std::ostream& out) {
   for (uint32_t s = 0; s < results.slos.size(); ++s) {
     const Slo& slo = results.slos[s];
-    std::string metric = Format("p%g ", slo.percentile) + MetricName(slo.metric);
+    std::string metric = FormatNumber("p%g ", slo.percentile) + MetricName(slo.metric);
     double reference = 0;
     for (const SummaryRow& row : results.summary) {
       if (row.slo_index == s) reference = row.reference_qps;
     }
     out << "\nSLO " << slo.Label() << " — capacity in QPS, mean [95% CI] over seeds; hit rate and "
-        << metric << " at " << Format("%g", reference) << " QPS\n";
+        << metric << " at " << FormatNumber("%g", reference) << " QPS\n";
     char line[256];
     std::snprintf(line, sizeof line, "%-14s %-24s %-26s %9s %14s\n", "policy", "capacity",
                   "censored seeds", "hit rate", metric.c_str());

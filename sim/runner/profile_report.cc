@@ -3,23 +3,18 @@
 #include <cstdio>
 #include <string>
 
+#include "analysis/format_number.h"
 #include "models/calibration.h"
 #include "models/profile.h"
 
 namespace kvroute::sim {
 namespace {
 
-std::string Format(const char* format, double value) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, format, value);
-  return buffer;
-}
-
 std::string Published(const models::CalibrationPoint& p) {
   if (p.kind == models::CalibrationPoint::Kind::kDecodeRange) {
-    return Format("%g", p.min_ms) + "–" + Format("%g", p.max_ms);
+    return analysis::FormatNumber("%g", p.min_ms) + "–" + analysis::FormatNumber("%g", p.max_ms);
   }
-  return Format("%g", p.ms);
+  return analysis::FormatNumber("%g", p.ms);
 }
 
 void PrintProfile(std::ostream& out, const models::Profile& p, bool markdown) {
@@ -29,8 +24,9 @@ void PrintProfile(std::ostream& out, const models::Profile& p, bool markdown) {
   else
     out << p.name << "\n";
   out << (markdown ? "" : "  ") << p.description << ". Weights "
-      << Format("%.1f", p.WeightBytes() / 1e9) << " GB, KV " << p.KvBytesPerToken() / 1024
-      << " KiB per token, KV pool " << Format("%.1f", std::max(0.0, p.KvPoolBytes()) / gib)
+      << analysis::FormatNumber("%.1f", p.WeightBytes() / 1e9) << " GB, KV "
+      << p.KvBytesPerToken() / 1024 << " KiB per token, KV pool "
+      << analysis::FormatNumber("%.1f", std::max(0.0, p.KvPoolBytes()) / gib)
       << " GiB = " << p.KvCapacityBlocks() << " blocks of " << p.block_size_tokens
       << " tokens per destination.\n";
   if (p.calibration.empty()) {
@@ -39,17 +35,17 @@ void PrintProfile(std::ostream& out, const models::Profile& p, bool markdown) {
         << (markdown ? "\n" : "");
     return;
   }
-  out << (markdown ? "\n" : "  ")
-      << "Tolerance for held points: " << Format("%.0f", p.calibration_tolerance * 100) << "%.\n";
+  out << (markdown ? "\n" : "  ") << "Tolerance for held points: "
+      << analysis::FormatNumber("%.0f", p.calibration_tolerance * 100) << "%.\n";
   if (markdown) {
     out << "\n| measurement | published (ms) | kvroute (ms) | error | held | source |\n"
         << "|---|---|---|---|---|---|\n";
   }
   for (const models::CalibrationResult& r : models::EvaluateCalibration(p)) {
-    std::string error = Format("%+.1f%%", 100 * r.error);
+    std::string error = analysis::FormatNumber("%+.1f%%", 100 * r.error);
     if (markdown) {
       out << "| " << r.point.Describe() << " | " << Published(r.point) << " | "
-          << Format("%.2f", r.model_ms) << " | " << error << " | "
+          << analysis::FormatNumber("%.2f", r.model_ms) << " | " << error << " | "
           << (r.point.held ? (r.within ? "yes" : "yes, OUTSIDE") : "no") << " | " << r.point.source
           << " |\n";
     } else {
