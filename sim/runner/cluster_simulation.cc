@@ -349,6 +349,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void OnReplicaFailure(uint32_t replica, Time now) {
     if (!loads_[replica].healthy) return;
     loads_[replica].healthy = false;
+    iteration_event_[replica] = UINT64_MAX;  // its iteration in flight never finishes
     dropped_.clear();
     replicas_[replica]->Fail(&dropped_);
     for (uint32_t slot : dropped_) {
