@@ -165,6 +165,41 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
     json.Number(value);
   }
   json.EndObject();
+  if (!p.deployment_series.empty()) {
+    // share = the deployment's requests / all requests of the bucket.
+    json.Key("deployment_series");
+    json.BeginArray();
+    const size_t count = p.deployment_names.size();
+    for (size_t i = 0; i < p.deployment_series.size(); ++i) {
+      const DeploymentSample& s = p.deployment_series[i];
+      uint64_t bucket_requests = 0;
+      for (size_t j = i - i % count; j < i - i % count + count; ++j) {
+        bucket_requests += p.deployment_series[j].requests;
+      }
+      json.BeginObject();
+      json.Key("start_s");
+      json.Number(s.start_s);
+      json.Key("deployment");
+      json.String(p.deployment_names[s.deployment]);
+      json.Key("requests");
+      json.Integer(s.requests);
+      json.Key("share");
+      json.Number(bucket_requests > 0 ? static_cast<double>(s.requests) / bucket_requests
+                                      : std::nan(""));
+      json.Key("share_of_hit_elsewhere");
+      json.Number(s.hit_elsewhere > 0 ? static_cast<double>(s.hit_elsewhere_taken) / s.hit_elsewhere
+                                      : std::nan(""));
+      json.Key("cold_hit_elsewhere");
+      json.Integer(s.cold_hit_elsewhere);
+      json.Key("cold_hit_elsewhere_taken");
+      json.Integer(s.cold_hit_elsewhere_taken);
+      json.Key("token_hit_rate");
+      json.Number(s.prompt_tokens > 0 ? static_cast<double>(s.hit_tokens) / s.prompt_tokens
+                                      : std::nan(""));
+      json.EndObject();
+    }
+    json.EndArray();
+  }
   json.Key("simulated_s");
   json.Number(p.simulated_s);
   json.Key("events");

@@ -22,6 +22,26 @@ struct LatencySummary {
   double p50 = 0, p90 = 0, p99 = 0, max = 0, mean = 0;  // seconds
 };
 
+// One bucket of one deployment's time series (two-level routing, seed 000):
+// requests that arrived in [start_s, start_s + series_interval_s) and went to
+// the deployment, and their prompt and cache-hit tokens at first admission.
+// The series spans the whole run, warm-up included.
+struct DeploymentSample {
+  double start_s = 0;
+  uint32_t deployment = 0;  // index into PointResult::deployment_names
+  uint64_t requests = 0;
+  uint64_t prompt_tokens = 0;
+  uint64_t hit_tokens = 0;
+  // Requests of the bucket whose prompt was wholly cached in another
+  // deployment (hit ratio 1 there; known only with lambda_h > 0), and how
+  // many of them this deployment took; then the same for those of them with
+  // nothing cached here (hit ratio 0), the seed's worked case.
+  uint64_t hit_elsewhere = 0;
+  uint64_t hit_elsewhere_taken = 0;
+  uint64_t cold_hit_elsewhere = 0;
+  uint64_t cold_hit_elsewhere_taken = 0;
+};
+
 struct PointResult {
   std::string policy;
   double qps = 0;
@@ -53,6 +73,9 @@ struct PointResult {
   double imbalance = 0;                    // max/mean of replica_requests
 
   std::vector<std::pair<std::string, double>> policy_stats;
+  // With several deployments: their names and the time series, bucket-major.
+  std::vector<std::string> deployment_names;
+  std::vector<DeploymentSample> deployment_series;
   double simulated_s = 0;  // simulated time at the end of the run
   uint64_t events = 0;     // events the simulation handled
 };

@@ -20,6 +20,7 @@ PolicyInfo SoftmaxPolicyInfo();
 PolicyInfo FlexLbPolicyInfo();
 PolicyInfo DynamoKvPolicyInfo();
 PolicyInfo LlmdPolicyInfo();
+PolicyInfo SglangCacheAwarePolicyInfo();
 
 }  // namespace kvroute::policies
 

@@ -3,15 +3,22 @@
 // the lightest healthy member of T(b) (§3.1 step 4), any other key to the
 // cluster-wide power of two choices. At each control tick the table is rebuilt
 // from the per-key rates measured over the interval that just ended; the first
-// interval uses the workload's configured rates at this load.
+// interval uses the workload's configured rates at this load. How a tick
+// replaces the plan is the `replan` mode (cacheroute_replan.h, seed 003 §3.2,
+// §5.4): every_interval installs the fresh plan, hold keeps the old one until
+// its staleness exceeds the re-warm penalty, churn_aware re-places only what
+// the LPT bound requires.
 #include <algorithm>
 
 #include "policies/builtin_policies.h"
 #include "policies/cacheroute_planner.h"
+#include "policies/cacheroute_replan.h"
 #include "policies/load_balancing.h"
 
 namespace kvroute::policies {
 namespace {
+
+enum class Replan { kEveryInterval = 0, kHold = 1, kChurnAware = 2 };
 
 class CacheRoutePolicy : public Policy {
  public:
@@ -21,11 +28,13 @@ class CacheRoutePolicy : public Policy {
                 .slots_per_destination = static_cast<uint32_t>(params.Get("slots_per_replica")),
                 .ablation = static_cast<PlanAblation>(params.Get("ablation"))},
         interval_(sim::FromSeconds(params.Get("interval_s"))),
+        replan_(static_cast<Replan>(params.Get("replan"))),
+        misses_per_move_(params.Get("rewarm_misses_per_move")),
+        churn_slack_(params.Get("churn_slack")),
         rng_(ctx.seed, "policy.cacheroute"),
         arrivals_(ctx.key_rates.size(), 0),
-        measured_rates_(ctx.key_rates.size(), 0) {
-    Rebuild(ctx.key_rates);
-  }
+        measured_rates_(ctx.key_rates.size(), 0),
+        plan_(BuildPlan(ctx.key_rates, config_)) {}
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
     uint32_t best = UINT32_MAX;
@@ -51,7 +60,24 @@ class CacheRoutePolicy : public Policy {
       measured_rates_[key] = static_cast<double>(arrivals_[key]) / seconds;
       arrivals_[key] = 0;
     }
-    Rebuild(measured_rates_);
+    ++ticks_;
+    switch (replan_) {
+      case Replan::kEveryInterval:
+        Install(BuildPlan(measured_rates_, config_));
+        break;
+      case Replan::kHold: {
+        RoutingPlan fresh = BuildPlan(measured_rates_, config_);
+        if (FreshPlanPaysOff(plan_, fresh, measured_rates_, seconds, misses_per_move_)) {
+          Install(std::move(fresh));
+        } else {
+          ++holds_;
+        }
+        break;
+      }
+      case Replan::kChurnAware:
+        Install(BuildPlanFrom(plan_, measured_rates_, config_, churn_slack_));
+        break;
+    }
   }
 
   std::vector<std::pair<std::string, double>> Stats() const override {
@@ -60,25 +86,30 @@ class CacheRoutePolicy : public Policy {
             {"plan_expected_max_over_mean", plan_.ExpectedMaxOverMean()},
             {"plan_cold_tail_rate", plan_.cold_tail_rate()},
             {"plan_rebuilds", static_cast<double>(rebuilds_)},
-            {"plan_mean_churn", rebuilds_ > 1 ? churn_sum_ / (rebuilds_ - 1) : 0}};
+            {"plan_holds", static_cast<double>(holds_)},
+            {"plan_mean_churn", ticks_ > 0 ? churn_sum_ / static_cast<double>(ticks_) : 0}};
   }
 
  private:
-  void Rebuild(const std::vector<double>& rates) {
-    RoutingPlan next = BuildPlan(rates, config_);
-    if (rebuilds_ > 0) churn_sum_ += PlanChurn(plan_, next);
+  void Install(RoutingPlan next) {
+    churn_sum_ += PlanChurn(plan_, next);
     plan_ = std::move(next);
     ++rebuilds_;
   }
 
   PlannerConfig config_;
   sim::Time interval_;
+  Replan replan_;
+  double misses_per_move_;
+  double churn_slack_;
   sim::RandomStream rng_;
   std::vector<uint64_t> arrivals_;  // this interval, per key
   std::vector<double> measured_rates_;
   RoutingPlan plan_;
-  uint64_t rebuilds_ = 0;
-  double churn_sum_ = 0;
+  uint64_t rebuilds_ = 1;  // plans installed, the first one included
+  uint64_t ticks_ = 0;
+  uint64_t holds_ = 0;    // ticks that kept the old plan
+  double churn_sum_ = 0;  // over ticks; a held plan has none
 };
 
 }  // namespace
@@ -94,7 +125,19 @@ PolicyInfo CacheRoutePolicyInfo() {
             "planner parts: affinity only, + replication, + LPT (full)",
             false,
             0,
-            {"affinity", "replication", "full"}}},
+            {"affinity", "replication", "full"}},
+           {"replan",
+            0,
+            "at each tick: install the fresh plan, hold the old until staleness > re-warm, "
+            "or re-place only what the LPT bound requires",
+            false,
+            0,
+            {"every_interval", "hold", "churn_aware"}},
+           {"rewarm_misses_per_move", 1,
+            "hold: cold prefills charged per (key, replica) pair the fresh plan adds", false, 0},
+           {"churn_slack", 0.05,
+            "churn_aware: kept shares may load a replica to (1 + slack) x the fresh LPT maximum",
+            false, 0}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<CacheRoutePolicy>(params, ctx);
           }};

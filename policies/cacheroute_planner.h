@@ -50,6 +50,8 @@ class RoutingPlan {
 
  private:
   friend RoutingPlan BuildPlan(std::span<const double>, const PlannerConfig&);
+  friend RoutingPlan BuildPlanFrom(const RoutingPlan&, std::span<const double>,
+                                   const PlannerConfig&, double);
   std::vector<uint32_t> offsets_;  // CSR: key k's members are [offsets_[k], offsets_[k+1])
   std::vector<uint32_t> members_;
   std::vector<double> expected_load_;

@@ -10,11 +10,11 @@ namespace kvroute::policies {
 namespace {
 
 std::vector<PolicyInfo> MakeTable() {
-  return {RoundRobinPolicyInfo(),  RandomPolicyInfo(),          FlatLbPolicyInfo(),
-          LeastLoadedPolicyInfo(), StickyPolicyInfo(),          ChwblPolicyInfo(),
-          PrefixHashPolicyInfo(),  SessionAffinityPolicyInfo(), SoftmaxPolicyInfo(),
-          FlexLbPolicyInfo(),      DynamoKvPolicyInfo(),        LlmdPolicyInfo(),
-          CacheRoutePolicyInfo()};
+  return {RoundRobinPolicyInfo(),       RandomPolicyInfo(),          FlatLbPolicyInfo(),
+          LeastLoadedPolicyInfo(),      StickyPolicyInfo(),          ChwblPolicyInfo(),
+          PrefixHashPolicyInfo(),       SessionAffinityPolicyInfo(), SoftmaxPolicyInfo(),
+          FlexLbPolicyInfo(),           DynamoKvPolicyInfo(),        LlmdPolicyInfo(),
+          SglangCacheAwarePolicyInfo(), CacheRoutePolicyInfo()};
 }
 
 template <typename Items, typename Name>

@@ -1,6 +1,8 @@
 #include "sim/runner/cluster_simulation.h"
 
+#include <algorithm>
 #include <memory>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -9,8 +11,10 @@
 #include "models/replica.h"
 #include "models/request_source.h"
 #include "models/workload.h"
+#include "policies/deployment_choice.h"
 #include "policies/registry.h"
 #include "sim/core/event_queue.h"
+#include "sim/core/random_stream.h"
 
 namespace kvroute::sim {
 namespace {
@@ -35,6 +39,29 @@ class ReplicaCacheOracle : public policies::CacheOracle {
   const std::vector<std::unique_ptr<models::Replica>>& replicas_;
 };
 
+// The caches of one deployment's replicas, indexed from 0 as its policy sees them.
+class DeploymentCacheOracle : public policies::CacheOracle {
+ public:
+  DeploymentCacheOracle(const policies::CacheOracle& all, uint32_t offset)
+      : all_(all), offset_(offset) {}
+  uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
+    return all_.CachedPrefixBlocks(offset_ + replica, chain);
+  }
+
+ private:
+  const policies::CacheOracle& all_;
+  uint32_t offset_;
+};
+
+// A deployment: a contiguous range of replicas with its own policy instance.
+struct Deployment {
+  uint32_t offset = 0;
+  uint32_t size = 0;
+  std::unique_ptr<policies::Policy> policy;
+  std::unique_ptr<DeploymentCacheOracle> oracle;
+  Time interval = 0;  // the policy's control interval
+};
+
 class ClusterSimulation : public models::ReplicaObserver {
  public:
   ClusterSimulation(const Scenario& scenario, const PointSpec& spec)
@@ -49,7 +76,8 @@ class ClusterSimulation : public models::ReplicaObserver {
             models::MakeRequestSource(scenario.workload, spec.seed, spec.qps, end_of_arrivals_)),
         metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos),
         oracle_(replicas_),
-        refresh_(FromSeconds(scenario.signal_refresh_s)) {
+        refresh_(FromSeconds(scenario.signal_refresh_s)),
+        deployment_rng_(spec.seed, "router.deployment") {
     const uint32_t replicas = scenario.replica_count();
     uint32_t kv_blocks = static_cast<uint32_t>(
         scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks());
@@ -63,22 +91,48 @@ class ClusterSimulation : public models::ReplicaObserver {
     }
     const PolicySpec& policy_spec = scenario.policies[spec.policy_index];
     const policies::PolicyInfo& info = policies::FindPolicy(policy_spec.name);
-    policies::PolicyContext context;
-    context.num_replicas = replicas;
-    context.seed = spec.seed;
-    context.cost_model = cost_model_.get();
-    context.block_size_tokens = profile_.block_size_tokens;
-    context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
-    context.kv_blocks_per_replica = kv_blocks;
-    for (double share : workload_->key_shares()) context.key_rates.push_back(share * spec.qps);
-    policy_ = info.factory(policies::ResolveParams(info, policy_spec.params), context);
+    const policies::Params params = policies::ResolveParams(info, policy_spec.params);
+    // Each deployment's policy expects its initial weight share of the traffic.
+    double weight_sum = 0;
+    for (const DeploymentSpec& d : scenario.deployments) weight_sum += d.WeightAt(0);
+    uint32_t offset = 0;
+    for (const DeploymentSpec& d : scenario.deployments) {
+      const double share = weight_sum > 0 ? d.WeightAt(0) / weight_sum
+                                          : 1.0 / static_cast<double>(scenario.deployments.size());
+      policies::PolicyContext context;
+      context.num_replicas = d.replicas;
+      context.seed = spec.seed;
+      context.cost_model = cost_model_.get();
+      context.block_size_tokens = profile_.block_size_tokens;
+      context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
+      context.kv_blocks_per_replica = kv_blocks;
+      for (double key_share : workload_->key_shares()) {
+        context.key_rates.push_back(key_share * spec.qps * share);
+      }
+      Deployment deployment;
+      deployment.offset = offset;
+      deployment.size = d.replicas;
+      deployment.policy = info.factory(params, context);
+      deployment.oracle = std::make_unique<DeploymentCacheOracle>(oracle_, offset);
+      deployment.interval = deployment.policy->ControlInterval();
+      for (uint32_t r = 0; r < d.replicas; ++r)
+        deployment_of_.push_back(static_cast<uint32_t>(deployments_.size()));
+      deployments_.push_back(std::move(deployment));
+      offset += d.replicas;
+    }
+    weights_.resize(deployments_.size());
+    hit_ratios_.resize(deployments_.size());
+    scratch_.resize(deployments_.size());
+    series_bucket_ = FromSeconds(scenario.series_interval_s);
   }
 
   analysis::PointResult Run(RunStatistics* statistics) {
     if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
-    const Time interval = policy_->ControlInterval();
-    if (interval > 0 && interval < end_of_arrivals_)
-      events_.Push(interval, EventKind::kControlTick);
+    for (uint32_t d = 0; d < deployments_.size(); ++d) {
+      const Time interval = deployments_[d].interval;
+      if (interval > 0 && interval < end_of_arrivals_)
+        events_.Push(interval, EventKind::kControlTick, d);
+    }
     for (const FailureEvent& f : scenario_.failures) {
       events_.Push(FromSeconds(f.at_s), EventKind::kReplicaFailure, f.replica);
       if (f.recover_after_s > 0) {
@@ -111,12 +165,14 @@ class ClusterSimulation : public models::ReplicaObserver {
         case EventKind::kReplicaRecovery:
           loads_[event.target].healthy = true;  // back with an empty cache
           break;
-        case EventKind::kControlTick:
-          policy_->OnControlTick(View(event.time));
-          if (event.time + interval < end_of_arrivals_) {
-            events_.Push(event.time + interval, EventKind::kControlTick);
+        case EventKind::kControlTick: {
+          Deployment& d = deployments_[event.target];
+          d.policy->OnControlTick(View(event.time, event.target));
+          if (event.time + d.interval < end_of_arrivals_) {
+            events_.Push(event.time + d.interval, EventKind::kControlTick, event.target);
           }
           break;
+        }
         case EventKind::kMeasureStart:
           held_block_seconds_ -= TotalHeldBlockSeconds(event.time);
           break;
@@ -149,7 +205,17 @@ class ClusterSimulation : public models::ReplicaObserver {
       result.replica_failures += replica->counters().failures;
       iterations += replica->counters().iterations;
     }
-    result.policy_stats = policy_->Stats();
+    if (deployments_.size() == 1) {
+      result.policy_stats = deployments_[0].policy->Stats();
+    } else {
+      for (uint32_t d = 0; d < deployments_.size(); ++d) {
+        for (auto& [name, value] : deployments_[d].policy->Stats()) {
+          result.policy_stats.emplace_back(scenario_.deployments[d].name + "." + name, value);
+        }
+        result.deployment_names.push_back(scenario_.deployments[d].name);
+      }
+      result.deployment_series = std::move(series_);
+    }
     const double window = ToSeconds(end_of_arrivals_ - warmup_);
     result.mean_in_system = in_system_seconds_ / window;
     result.mean_held_kv_blocks =
@@ -160,24 +226,100 @@ class ClusterSimulation : public models::ReplicaObserver {
     return result;
   }
 
-  void OnAdmitted(uint32_t slot, Time) override { metrics_.OnAdmitted(pool_[slot]); }
+  void OnAdmitted(uint32_t slot, Time) override {
+    const models::InFlightRequest& r = pool_[slot];
+    metrics_.OnAdmitted(r);
+    if (deployments_.size() > 1) {
+      analysis::DeploymentSample& sample = Sample(r.request.arrival, deployment_of_[r.replica]);
+      sample.prompt_tokens += r.request.prompt_tokens;
+      sample.hit_tokens += r.hit_tokens;
+    }
+  }
   void OnFirstToken(uint32_t, Time) override {}
   void OnCompleted(uint32_t slot, Time now) override {
     const models::InFlightRequest& r = pool_[slot];
     metrics_.OnCompleted(r, now);
-    policy_->OnComplete(r.request, r.replica, now);
+    PolicyOf(r.replica).OnComplete(r.request, Local(r.replica), now);
     pool_.Release(slot);
   }
 
  private:
-  policies::ClusterView View(Time now) {
+  // Deployment d's replicas, indexed from 0.
+  policies::ClusterView View(Time now, uint32_t d) {
     // With polling, loads come from the last poll; health is always current
     // (a failed replica refuses connections at once).
+    const Deployment& dep = deployments_[d];
+    std::span<const models::ReplicaLoad> loads = loads_;
     if (refresh_ > 0) {
       for (size_t r = 0; r < loads_.size(); ++r) seen_loads_[r].healthy = loads_[r].healthy;
-      return policies::ClusterView{seen_loads_, now, &oracle_};
+      loads = seen_loads_;
     }
-    return policies::ClusterView{loads_, now, &oracle_};
+    return policies::ClusterView{loads.subspan(dep.offset, dep.size), now, dep.oracle.get()};
+  }
+
+  policies::Policy& PolicyOf(uint32_t replica) {
+    return *deployments_[deployment_of_[replica]].policy;
+  }
+  uint32_t Local(uint32_t replica) const {
+    return replica - deployments_[deployment_of_[replica]].offset;
+  }
+
+  // Seed 000's first level: P_d ∝ w_d(now)·2^(λ_h·H_d) over deployments with
+  // a healthy replica, H_d the request's best prefix hit ratio there. Returns
+  // deployments_.size() when no deployment with weight > 0 is up. One
+  // deployment takes every request without a draw.
+  uint32_t PickDeployment(const models::Request& request, Time now) {
+    const uint32_t count = static_cast<uint32_t>(deployments_.size());
+    const double now_s = ToSeconds(now);
+    const auto& chain = request.block_hashes;
+    for (uint32_t d = 0; d < count; ++d) {
+      const Deployment& dep = deployments_[d];
+      bool up = false;
+      uint32_t best = 0;
+      for (uint32_t r = dep.offset; r < dep.offset + dep.size; ++r) {
+        if (!loads_[r].healthy) continue;
+        up = true;
+        if (count > 1 && scenario_.lambda_h > 0 && !chain.empty()) {
+          best = std::max(best, oracle_.CachedPrefixBlocks(r, chain));
+        }
+      }
+      weights_[d] = up ? scenario_.deployments[d].WeightAt(now_s) : 0;
+      hit_ratios_[d] =
+          chain.empty() ? 0 : static_cast<double>(best) / static_cast<double>(chain.size());
+    }
+    if (count == 1) return AnyHealthy() ? 0 : count;  // its weight does not matter
+    return static_cast<uint32_t>(policies::ChooseDeployment(
+        weights_, hit_ratios_, scenario_.lambda_h, deployment_rng_, scratch_));
+  }
+
+  // Counts the request for deployment d, and for each deployment whether the
+  // prompt was wholly cached elsewhere (hit_ratios_ are this request's).
+  void RecordChoice(Time arrival, uint32_t chosen) {
+    ++Sample(arrival, chosen).requests;
+    for (uint32_t d = 0; d < deployments_.size(); ++d) {
+      bool elsewhere = false;
+      for (uint32_t o = 0; o < deployments_.size(); ++o) elsewhere |= o != d && hit_ratios_[o] == 1;
+      if (!elsewhere) continue;
+      analysis::DeploymentSample& sample = Sample(arrival, d);
+      ++sample.hit_elsewhere;
+      if (d == chosen) ++sample.hit_elsewhere_taken;
+      if (hit_ratios_[d] > 0) continue;
+      ++sample.cold_hit_elsewhere;
+      if (d == chosen) ++sample.cold_hit_elsewhere_taken;
+    }
+  }
+
+  analysis::DeploymentSample& Sample(Time arrival, uint32_t d) {
+    const uint64_t bucket = static_cast<uint64_t>(arrival / series_bucket_);
+    const size_t index = bucket * deployments_.size() + d;
+    while (series_.size() <= index) {
+      analysis::DeploymentSample sample;
+      sample.deployment = static_cast<uint32_t>(series_.size() % deployments_.size());
+      sample.start_s =
+          static_cast<double>(series_.size() / deployments_.size()) * scenario_.series_interval_s;
+      series_.push_back(sample);
+    }
+    return series_[index];
   }
 
   void OnArrival(Time now) {
@@ -192,15 +334,19 @@ class ClusterSimulation : public models::ReplicaObserver {
   // Routes the request in `slot` and queues it on the chosen replica.
   void Dispatch(uint32_t slot, Time now) {
     models::InFlightRequest& r = pool_[slot];
-    if (!AnyHealthy()) {
+    const uint32_t d = PickDeployment(r.request, now);
+    if (d == deployments_.size()) {
       metrics_.OnFailed(r.request);
       pool_.Release(slot);
       return;
     }
-    uint32_t target = policy_->Route(r.request, View(now));
+    Deployment& dep = deployments_[d];
+    const uint32_t local = dep.policy->Route(r.request, View(now, d));
+    const uint32_t target = dep.offset + local;
     r.replica = target;
+    if (deployments_.size() > 1) RecordChoice(r.request.arrival, d);
     if (replicas_[target]->Enqueue(slot)) {
-      policy_->OnDispatch(r.request, target, now);
+      dep.policy->OnDispatch(r.request, local, now);
       metrics_.OnDispatched(r.request, target);
       StartIteration(target, now);
     } else {
@@ -219,7 +365,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     replicas_[replica]->Fail(now, &dropped_);
     for (uint32_t slot : dropped_) {
       models::InFlightRequest& r = pool_[slot];
-      policy_->OnComplete(r.request, replica, now);  // it no longer runs there
+      PolicyOf(replica).OnComplete(r.request, Local(replica), now);  // it no longer runs there
       if (r.retries >= scenario_.retry_limit) {
         metrics_.OnFailed(r.request);
         pool_.Release(slot);
@@ -285,7 +431,12 @@ class ClusterSimulation : public models::ReplicaObserver {
   ReplicaCacheOracle oracle_;
   Time refresh_;                                 // signal poll period; 0 = live
   std::vector<models::ReplicaLoad> seen_loads_;  // the router's last poll
-  std::unique_ptr<policies::Policy> policy_;
+  std::vector<Deployment> deployments_;
+  std::vector<uint32_t> deployment_of_;  // per replica
+  RandomStream deployment_rng_;
+  std::vector<double> weights_, hit_ratios_, scratch_;  // per deployment, per request
+  Time series_bucket_ = 0;
+  std::vector<analysis::DeploymentSample> series_;  // bucket-major, then deployment
   EventQueue events_;
   models::Request next_request_;
 };

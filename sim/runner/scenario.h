@@ -16,10 +16,25 @@
 
 namespace kvroute::sim {
 
+// From `at_s` on, the deployment's weight is `weight` (a canary rollout).
+struct WeightStep {
+  double at_s = 0;
+  double weight = 0;
+};
+
 struct DeploymentSpec {
   std::string name = "main";
   uint32_t replicas = 1;
-  double weight = 1;
+  double weight = 1;                      // w_d until the first step of `schedule`
+  std::vector<WeightStep> schedule = {};  // piecewise constant, at_s strictly increasing
+
+  double WeightAt(double t_s) const {
+    double w = weight;
+    for (const WeightStep& step : schedule) {
+      if (step.at_s <= t_s) w = step.weight;
+    }
+    return w;
+  }
 };
 
 // A replica fails at `at_s` and, if recover_after_s > 0, comes back that much
@@ -58,6 +73,11 @@ struct Scenario {
   // How often the router's copy of the load signals is refreshed, seconds;
   // 0 means policies see live signals. Real routers poll (SGLang every 10 s).
   double signal_refresh_s = 0;
+  // Two-level routing across deployments (seed 000): a request picks
+  // deployment d with P_d ∝ w_d·2^(lambda_h·H_d), then a replica in d. Unused
+  // with one deployment.
+  double lambda_h = 0;
+  double series_interval_s = 10;  // bucket of the per-deployment time series, s
 
   models::WorkloadConfig workload;
   std::vector<PolicySpec> policies;

@@ -209,13 +209,31 @@ void ParseCluster(MapReader& top, Scenario* s) {
       cluster.ctx().Fail(deployments[i], d.Child("replicas"), "required key is missing");
     }
     spec.weight = d.Number("weight", 1, 0);
+    if (YAML::Node schedule = d.Take("schedule"); schedule.IsDefined()) {
+      if (!schedule.IsSequence())
+        cluster.ctx().Fail(schedule, d.Child("schedule"), "expected a list");
+      for (size_t k = 0; k < schedule.size(); ++k) {
+        MapReader step(cluster.ctx(), schedule[k],
+                       d.Child("schedule") + "[" + std::to_string(k) + "]");
+        step.Required("at_s");
+        step.Required("weight");
+        WeightStep w{step.Number("at_s", 0, 0), step.Number("weight", 0, 0)};
+        if (!spec.schedule.empty() && w.at_s <= spec.schedule.back().at_s) {
+          cluster.ctx().Fail(At(schedule[k], "at_s"), step.Child("at_s"),
+                             "steps must be in strictly increasing at_s");
+        }
+        step.Finish();
+        spec.schedule.push_back(w);
+      }
+    }
     d.Finish();
+    for (const DeploymentSpec& other : s->deployments) {
+      if (other.name == spec.name) {
+        cluster.ctx().Fail(At(deployments[i], "name"), d.Child("name"),
+                           "deployment '" + spec.name + "' is listed twice");
+      }
+    }
     s->deployments.push_back(spec);
-  }
-  if (s->deployments.size() > 1) {
-    cluster.ctx().Fail(deployments, "cluster.deployments",
-                       "two-level routing across deployments is not implemented yet; give "
-                       "exactly one deployment");
   }
   if (YAML::Node sched = cluster.Take("scheduler"); sched.IsDefined()) {
     MapReader m(cluster.ctx(), sched, "cluster.scheduler");
@@ -250,6 +268,8 @@ void ParseCluster(MapReader& top, Scenario* s) {
     m.Finish();
   }
   s->signal_refresh_s = cluster.Number("signal_refresh_s", 0, 0);
+  s->lambda_h = cluster.Number("lambda_h", s->lambda_h, 0, 1e4);
+  s->series_interval_s = cluster.Number("series_interval_s", s->series_interval_s, 1e-3);
   cluster.Finish();
 }
 

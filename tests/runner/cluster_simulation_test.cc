@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "analysis/json_writer.h"
 #include "policies/registry.h"
 #include "sim/runner/scenario_loader.h"
@@ -178,6 +180,78 @@ TEST(ClusterSimulationTest, FailureOfAnUnknownReplicaIsAScenarioError) {
     EXPECT_NE(std::string(e.what()).find("failures.schedule[0].replica"), std::string::npos)
         << e.what();
   }
+}
+
+}  // namespace
+}  // namespace kvroute::sim
+
+namespace kvroute::sim {
+namespace {
+
+// scenarios/canary.yaml (seed 000): between 60 s and 150 s the weights are
+// old:new = 1:9 at lambda_h = 10.
+class CanaryTest : public ::testing::Test {
+ protected:
+  analysis::PointResult Run(const std::vector<std::string>& overrides = {}) {
+    scenario_ = LoadScenarioFile("scenarios/canary.yaml", overrides);
+    return RunPoint(scenario_, PointSpec{0, 60, 1});
+  }
+  // Sums `field` over the new deployment's buckets in [from_s, to_s).
+  template <typename Field>
+  uint64_t New(const analysis::PointResult& r, double from_s, double to_s, Field field) {
+    uint64_t sum = 0;
+    for (const analysis::DeploymentSample& s : r.deployment_series) {
+      if (s.deployment == 1 && s.start_s >= from_s && s.start_s < to_s) sum += field(s);
+    }
+    return sum;
+  }
+  Scenario scenario_;
+};
+
+// A prompt wholly cached in the old deployment and not at all in the new one
+// goes there with probability 9/(2^10 + 9): binomial, within 4 sigma.
+TEST_F(CanaryTest, ColdDeploymentGetsTheSeedsShareOfHitPrompts) {
+  analysis::PointResult r = Run();
+  ASSERT_EQ(r.deployment_names, (std::vector<std::string>{"old", "new"}));
+  auto n = New(r, 60, 150, [](const auto& s) { return s.cold_hit_elsewhere; });
+  auto taken = New(r, 60, 150, [](const auto& s) { return s.cold_hit_elsewhere_taken; });
+  const double p = 9.0 / (1024 + 9), sigma = std::sqrt(n * p * (1 - p));
+  ASSERT_GT(n, 1000u);
+  EXPECT_NEAR(static_cast<double>(taken), n * p, 4 * sigma);
+  // Before the shift the new deployment has weight 0; after 150 s it has all.
+  EXPECT_EQ(New(r, 0, 60, [](const auto& s) { return s.requests; }), 0u);
+  uint64_t late = New(r, 150, 240, [](const auto& s) { return s.requests; });
+  EXPECT_EQ(late, New(r, 150, 240, [](const auto& s) { return s.hit_elsewhere_taken; }) +
+                      (late - New(r, 150, 240, [](const auto& s) { return s.hit_elsewhere; })));
+}
+
+// Its share of prompts the old deployment holds starts low and rises as it warms.
+TEST_F(CanaryTest, ShareOfHitPromptsRisesAsTheNewDeploymentWarms) {
+  analysis::PointResult r = Run();
+  auto share = [&](double from_s, double to_s) {
+    return static_cast<double>(
+               New(r, from_s, to_s, [](const auto& s) { return s.hit_elsewhere_taken; })) /
+           static_cast<double>(New(r, from_s, to_s, [](const auto& s) { return s.hit_elsewhere; }));
+  };
+  EXPECT_LT(share(60, 70), 0.1);
+  EXPECT_GT(share(120, 150), 3 * share(60, 70));
+}
+
+// lambda_h = 0: the plain weights, 9 of 10 requests to the new deployment.
+TEST_F(CanaryTest, NoCachePreferenceFollowsTheWeights) {
+  analysis::PointResult r = Run({"cluster.lambda_h=0"});
+  uint64_t to_new = New(r, 60, 150, [](const auto& s) { return s.requests; });
+  uint64_t all = to_new;
+  for (const analysis::DeploymentSample& s : r.deployment_series) {
+    if (s.deployment == 0 && s.start_s >= 60 && s.start_s < 150) all += s.requests;
+  }
+  const double sigma = std::sqrt(all * 0.9 * 0.1);
+  EXPECT_NEAR(static_cast<double>(to_new), all * 0.9, 4 * sigma);
+}
+
+TEST_F(CanaryTest, BitIdenticalAcrossRuns) {
+  analysis::PointResult a = Run(), b = Run();
+  EXPECT_EQ(analysis::PointToJson(a, scenario_.slos), analysis::PointToJson(b, scenario_.slos));
 }
 
 }  // namespace

@@ -168,3 +168,43 @@ TEST(ScenarioLoaderTest, WorkloadErrorsNameTheirKey) {
 
 }  // namespace
 }  // namespace kvroute::sim
+
+namespace kvroute::sim {
+namespace {
+
+constexpr const char* kTwoDeployments = R"(deployments:
+    - {name: old, replicas: 2, weight: 1, schedule: [{at_s: 30, weight: 0}]}
+    - name: new
+      replicas: 3
+      weight: 0
+      schedule: [{at_s: 10, weight: 9}, {at_s: 30, weight: 10}]
+  lambda_h: 10)";
+
+TEST(ScenarioLoaderTest, SeveralDeploymentsWithWeightSchedules) {
+  Scenario s = LoadScenarioText(
+      Replace(kMinimal, "deployments: [{name: main, replicas: 2}]", kTwoDeployments), "s.yaml");
+  ASSERT_EQ(s.deployments.size(), 2u);
+  EXPECT_EQ(s.replica_count(), 5u);
+  EXPECT_EQ(s.lambda_h, 10);
+  EXPECT_EQ(s.deployments[1].WeightAt(0), 0);
+  EXPECT_EQ(s.deployments[1].WeightAt(10), 9);
+  EXPECT_EQ(s.deployments[1].WeightAt(29.9), 9);
+  EXPECT_EQ(s.deployments[1].WeightAt(30), 10);
+  EXPECT_EQ(s.deployments[0].WeightAt(30), 0);
+}
+
+TEST(ScenarioLoaderTest, WeightStepsOutOfOrderAndRepeatedNamesAreErrors) {
+  std::string text = Replace(kMinimal, "deployments: [{name: main, replicas: 2}]", kTwoDeployments);
+  std::string error = ErrorOf(Replace(text, "{at_s: 30, weight: 10}", "{at_s: 5, weight: 10}"));
+  EXPECT_NE(error.find("s.yaml:13: key 'cluster.deployments[1].schedule[1].at_s': steps must be in "
+                       "strictly increasing"),
+            std::string::npos)
+      << error;
+  error = ErrorOf(Replace(text, "name: new", "name: old"));
+  EXPECT_NE(error.find("key 'cluster.deployments[1].name': deployment 'old' is listed twice"),
+            std::string::npos)
+      << error;
+}
+
+}  // namespace
+}  // namespace kvroute::sim

@@ -1,0 +1,149 @@
+// sglang_cache_aware: SGLang router's cache_aware policy (sgl-router
+// src/policies/cache_aware.rs, tree in tree.rs; policies.md §1).
+//   if max(load) - min(load) > balance_abs_threshold and
+//      max(load) > min(load) * balance_rel_threshold:   (over all workers)
+//        pick the first least-loaded healthy worker     (shortest queue)
+//   else (matched, tenant) = prefix match of the prompt in the tree;
+//        rate = matched / prompt; pick tenant if rate > cache_threshold,
+//        else the tenant owning the smallest share of the tree;
+//        if that worker is unhealthy, the first healthy one.
+//   The pick's prompt is inserted into the tree in both branches.
+// load is the router's own count of in-flight requests per worker. The tree
+// is block_radix_tree.h: it measures prompts in blocks of chained hashes where
+// SGLang measures characters, so a prompt shorter than one block never matches
+// and max_tree_size counts blocks. Defaults are CacheAwareConfig::default()
+// (mod.rs); the Python launcher's are 0.3, 64, 1.5, 120 s and 2^26
+// (router_args.py). With `cache_state: exact` the match is read from the
+// replicas' real caches (the deepest cached prefix, its owner) and the
+// smallest tenant is the replica with the least KV in use.
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "policies/block_radix_tree.h"
+#include "policies/builtin_policies.h"
+#include "sim/core/hashing.h"
+
+namespace kvroute::policies {
+namespace {
+
+class SglangCacheAwarePolicy : public Policy {
+ public:
+  SglangCacheAwarePolicy(const Params& params, const PolicyContext& ctx)
+      : cache_threshold_(params.Get("cache_threshold")),
+        abs_threshold_(params.Get("balance_abs_threshold")),
+        rel_threshold_(params.Get("balance_rel_threshold")),
+        eviction_interval_(sim::FromSeconds(params.Get("eviction_interval_s"))),
+        max_tree_blocks_(static_cast<uint32_t>(params.Get("max_tree_size"))),
+        in_flight_(ctx.num_replicas, 0) {
+    if (params.Get("cache_state") == 0) tree_.emplace(ctx.num_replicas);
+  }
+
+  uint32_t Route(const models::Request& request, const ClusterView& view) override {
+    uint32_t pick = Imbalanced() ? ShortestQueue(view) : ByCache(request, view);
+    if (tree_) tree_->Insert(request.block_hashes, pick, view.now);
+    return pick;
+  }
+
+  void OnDispatch(const models::Request&, uint32_t replica, sim::Time) override {
+    ++in_flight_[replica];
+  }
+  void OnComplete(const models::Request&, uint32_t replica, sim::Time) override {
+    if (in_flight_[replica] > 0) --in_flight_[replica];
+  }
+
+  sim::Time ControlInterval() const override { return tree_ ? eviction_interval_ : 0; }
+  void OnControlTick(const ClusterView&) override { tree_->EvictBySize(max_tree_blocks_); }
+
+ private:
+  bool Imbalanced() const {
+    auto [lo, hi] = std::minmax_element(in_flight_.begin(), in_flight_.end());
+    double max = static_cast<double>(*hi), min = static_cast<double>(*lo);
+    return max - min > abs_threshold_ && max > min * rel_threshold_;
+  }
+
+  uint32_t ShortestQueue(const ClusterView& view) const {
+    uint32_t best = UINT32_MAX;
+    for (uint32_t r = 0; r < view.size(); ++r) {
+      if (view.healthy(r) && (best == UINT32_MAX || in_flight_[r] < in_flight_[best])) best = r;
+    }
+    return best;
+  }
+
+  uint32_t ByCache(const models::Request& request, const ClusterView& view) {
+    const auto& chain = request.block_hashes;
+    BlockRadixTree::Match match =
+        tree_ ? tree_->PrefixMatch(chain, view.now) : ExactMatch(request, view);
+    double rate =
+        chain.empty() ? 0.0 : static_cast<double>(match.blocks) / static_cast<double>(chain.size());
+    uint32_t pick = rate > cache_threshold_ && match.tenant != BlockRadixTree::kNoTenant
+                        ? match.tenant
+                        : Smallest(view);
+    if (view.healthy(pick)) return pick;
+    for (uint32_t r = 0; r < view.size(); ++r) {
+      if (view.healthy(r)) return r;
+    }
+    return pick;  // unreachable: Route requires a healthy replica
+  }
+
+  // The deepest prefix cached on any replica; among replicas holding that
+  // much, the one first in a per-prompt hashed order, as the tree's owner.
+  BlockRadixTree::Match ExactMatch(const models::Request& request, const ClusterView& view) const {
+    BlockRadixTree::Match match;
+    if (view.cache == nullptr || request.block_hashes.empty()) return match;
+    uint64_t best_rank = 0;
+    for (uint32_t r = 0; r < view.size(); ++r) {
+      uint32_t blocks = view.cache->CachedPrefixBlocks(r, request.block_hashes);
+      if (blocks == 0) continue;
+      uint64_t rank = sim::Combine(request.block_hashes[blocks - 1], r);
+      if (blocks > match.blocks || (blocks == match.blocks && rank < best_rank)) {
+        match = {blocks, r};
+        best_rank = rank;
+      }
+    }
+    return match;
+  }
+
+  uint32_t Smallest(const ClusterView& view) const {
+    if (tree_) return tree_->SmallestTenant();
+    uint32_t best = 0;
+    for (uint32_t r = 1; r < view.size(); ++r) {
+      if (view.replicas[r].kv_utilization < view.replicas[best].kv_utilization) best = r;
+    }
+    return best;
+  }
+
+  double cache_threshold_;
+  double abs_threshold_;
+  double rel_threshold_;
+  sim::Time eviction_interval_;
+  uint32_t max_tree_blocks_;
+  std::vector<uint64_t> in_flight_;
+  std::optional<BlockRadixTree> tree_;  // only with cache_state: router
+};
+
+}  // namespace
+
+PolicyInfo SglangCacheAwarePolicyInfo() {
+  return {
+      "sglang_cache_aware",
+      "SGLang cache_aware: prefix tree from routing history, shortest queue when imbalanced",
+      {{"cache_threshold", 0.5, "matched share of the prompt's blocks to follow the match", false,
+        0},
+       {"balance_abs_threshold", 32, "in-flight spread (max - min) that counts as imbalance", false,
+        0},
+       {"balance_rel_threshold", 1.1, "max/min in-flight ratio that counts as imbalance", false, 0},
+       {"eviction_interval_s", 30, "period of tree eviction, s; 0 never evicts", false, 0},
+       {"max_tree_size", 10000, "blocks each worker may own in the tree after eviction", true, 1},
+       {"cache_state",
+        0,
+        "the router's own tree, or the replicas' exact caches",
+        false,
+        0,
+        {"router", "exact"}}},
+      [](const Params& params, const PolicyContext& ctx) {
+        return std::make_unique<SglangCacheAwarePolicy>(params, ctx);
+      }};
+}
+
+}  // namespace kvroute::policies
