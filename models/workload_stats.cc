@@ -249,7 +249,7 @@ void PrintWorkloadStats(const WorkloadStats& s, const WorkloadStatsOptions& o, s
           static_cast<unsigned long long>(o.lru_blocks[i]));
   }
   for (size_t i = 0; i < o.windows_s.size(); ++i) {
-    print("seen within %-8g %.1f%% of prompt tokens had their prefix seen at most %g s before\n",
+    print("seen within %-6g s %.1f%% of prompt tokens had their prefix seen at most %g s before\n",
           o.windows_s[i], 100 * s.seen_within_window[i], o.windows_s[i]);
   }
   if (o.windows_s.empty()) return;

@@ -133,6 +133,37 @@ TEST(CliTest, FailureScenarioReportsRetriedRequests) {
       << o.out;
 }
 
+// The shape of what the two workload diagnostics print: every figure the
+// issue asks for, with numbers where numbers belong.
+TEST(CliTest, TraceStatsPrintsEveryFigure) {
+  Outcome o = Cli({"trace-stats", "../shared/traces/mooncake/synthetic_trace.jsonl"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  for (
+      const char* pattern :
+      {R"(\nrequests +3993 over [0-9.]+ s \([0-9.]+ QPS\)\n)",
+       R"(\nprompt tokens +mean [0-9]+ +p50 [0-9]+ +p90 [0-9]+ +p99 [0-9]+ +max [0-9]+\n)",
+       R"(\noutput tokens +mean [0-9]+ +p50 [0-9]+)",
+       R"(\nkeys +[0-9]+ seen, Gini 0\.[0-9]+; top key [0-9.]+%, top 1% [0-9.]+%, top 4% [0-9.]+%)",
+       R"(\ninter-arrival CV +[0-9.]+)", R"(\nideal hit rate +65\.1% of prompt tokens)",
+       R"(\nLRU hit rate +[0-9.]+% with one cache of [0-9]+ blocks)",
+       R"(\nseen within 60 +s [0-9.]+% of prompt tokens)", R"(\nreading +[^\n]+)",
+       R"(\ntrace block hit rate +64\.0%)"}) {
+    EXPECT_TRUE(std::regex_search(o.out, std::regex(pattern))) << pattern << "\n" << o.out;
+  }
+}
+
+TEST(CliTest, WorkloadStatsPrintsEveryFigure) {
+  Outcome o = Cli({"workload-stats", "scenarios/quickstart.yaml", "--qps", "20"});
+  ASSERT_EQ(o.status, 0) << o.err;
+  for (const char* pattern :
+       {R"(\nrequests +[0-9]+ over 240\.0 s \(2[0-9.]+ QPS\)\n)", R"(\nideal hit rate +[0-9.]+%)",
+        R"(\nLRU hit rate +[0-9.]+% with one cache of 24766 blocks)",
+        R"(\nseen within 1800 +s [0-9.]+%)", R"(\nreading +[^\n]+)"}) {
+    EXPECT_TRUE(std::regex_search(o.out, std::regex(pattern))) << pattern << "\n" << o.out;
+  }
+  EXPECT_NE(Cli({"workload-stats", "scenarios/quickstart.yaml", "--qps", "-1"}).status, 0);
+}
+
 TEST(CliTest, ValidateAcceptsTheQuickstart) {
   Outcome o = Cli({"validate", "scenarios/quickstart.yaml"});
   EXPECT_EQ(o.status, 0) << o.err;
