@@ -69,6 +69,13 @@ void WritePoints(H5::H5File& file, const SweepResults& results) {
             Column(points, [](const PointResult& p) { return p.prefill_tokens_computed; }));
   table.Add("cache_evictions",
             Column(points, [](const PointResult& p) { return p.cache_evictions; }));
+  table.Add("preemptions", Column(points, [](const PointResult& p) { return p.preemptions; }));
+  table.Add("replica_failures",
+            Column(points, [](const PointResult& p) { return p.replica_failures; }));
+  table.Add("mean_in_system",
+            Column(points, [](const PointResult& p) { return p.mean_in_system; }));
+  table.Add("mean_held_kv_blocks",
+            Column(points, [](const PointResult& p) { return p.mean_held_kv_blocks; }));
   table.Add("imbalance", Column(points, [](const PointResult& p) { return p.imbalance; }));
   table.Add("simulated_s", Column(points, [](const PointResult& p) { return p.simulated_s; }));
   table.Add("events", Column(points, [](const PointResult& p) { return p.events; }));

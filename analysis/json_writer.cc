@@ -116,6 +116,8 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
                              {"completed", p.completed},
                              {"unfinished", p.unfinished},
                              {"rejected", p.rejected},
+                             {"failed", p.failed},
+                             {"retried", p.retried},
                              {"measured", p.measured}}) {
     json.Key(name);
     json.Integer(value);

@@ -44,7 +44,9 @@ void LatencyHistogram::Record(sim::Time value) {
 double LatencyHistogram::PercentileSeconds(double p) const {
   uint64_t total = count();
   if (total == 0) return std::numeric_limits<double>::quiet_NaN();
-  uint64_t rank = static_cast<uint64_t>(std::ceil(p / 100.0 * static_cast<double>(total)));
+  // p·n/100 in floating point can land a hair above an integer (99.9 × 200000
+  // / 100 = 199800.00000000003); the tolerance keeps the nearest rank exact.
+  uint64_t rank = static_cast<uint64_t>(std::ceil(p * static_cast<double>(total) / 100.0 - 1e-9));
   rank = std::max<uint64_t>(1, std::min(rank, total));
   if (rank > count_) return std::numeric_limits<double>::infinity();
   uint64_t seen = 0;

@@ -8,7 +8,8 @@
 namespace kvroute::models {
 
 uint32_t LengthDistribution::Draw(sim::RandomStream& rng) const {
-  return static_cast<uint32_t>(std::max(0.0, std::round(Quantile(rng.Uniform()))));
+  // Clamped below 2^31 tokens: an unbounded lognormal tail must not overflow.
+  return static_cast<uint32_t>(std::clamp(std::round(Quantile(rng.Uniform())), 0.0, 2147483647.0));
 }
 
 double LengthDistribution::MeanDraw() const {

@@ -20,7 +20,10 @@ uint32_t Replica::BlocksFor(uint32_t tokens) const {
 }
 
 uint32_t Replica::BlocksNeeded(const Request& request) const {
-  return BlocksFor(request.prompt_tokens + request.output_tokens);
+  // In 64 bits: a prompt and output near 2^32 tokens must not wrap to a fit.
+  uint64_t tokens = uint64_t{request.prompt_tokens} + request.output_tokens;
+  return static_cast<uint32_t>(
+      std::min<uint64_t>(UINT32_MAX, (tokens + block_size_ - 1) / block_size_));
 }
 
 // A request owes the router prefill work for every uncomputed token except the
@@ -228,10 +231,12 @@ void Replica::UpdateKvUtilization(sim::Time now) {
   held_block_seconds_ = HeldBlockSeconds(now);
   held_since_ = now;
   held_blocks_ = kv_.used_blocks() - kv_.evictable_blocks();
+  // As vLLM's usage metric: blocks running requests hold. Cached blocks no one
+  // pins can be evicted at once, so they count as free.
   load_.kv_utilization =
       kv_.capacity_blocks() == 0
           ? 0
-          : static_cast<double>(kv_.used_blocks()) / static_cast<double>(kv_.capacity_blocks());
+          : static_cast<double>(held_blocks_) / static_cast<double>(kv_.capacity_blocks());
 }
 
 }  // namespace kvroute::models

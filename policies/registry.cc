@@ -9,6 +9,8 @@
 namespace kvroute::policies {
 namespace {
 
+constexpr double kMaxParameter = 1e9;
+
 std::vector<PolicyInfo> MakeTable() {
   return {RoundRobinPolicyInfo(),       RandomPolicyInfo(),          FlatLbPolicyInfo(),
           LeastLoadedPolicyInfo(),      StickyPolicyInfo(),          ChwblPolicyInfo(),
@@ -92,6 +94,13 @@ Params ResolveParams(const PolicyInfo& info, const std::vector<ParamValue>& give
       std::ostringstream msg;
       msg << prefix << "parameter '" << spec.name << "' of policy '" << info.name
           << "' must be at least " << spec.min << ", got " << value.value;
+      throw PolicyConfigError(msg.str());
+    }
+    // Every parameter fits a 32-bit count or a simulated time without overflow.
+    if (value.value > kMaxParameter) {
+      std::ostringstream msg;
+      msg << prefix << "parameter '" << spec.name << "' of policy '" << info.name
+          << "' must be at most " << kMaxParameter << ", got " << value.value;
       throw PolicyConfigError(msg.str());
     }
     if (spec.integer && value.value != std::floor(value.value)) {

@@ -3,6 +3,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
+#include <yaml-cpp/yaml.h>
 
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -93,6 +94,24 @@ std::vector<std::string> SplitCommas(const std::string& text) {
   return parts;
 }
 
+// The scenario text stored in the output, with --seeds and --policies applied
+// so that it describes exactly the run (seeds 0: unchanged; chosen empty: all).
+std::string ScenarioAsRun(const std::string& yaml, uint32_t seeds,
+                          const std::vector<size_t>& chosen) {
+  if (seeds == 0 && chosen.empty()) return yaml;
+  YAML::Node root = YAML::Load(yaml);
+  if (seeds > 0) root["seeds"] = seeds;
+  if (!chosen.empty()) {
+    YAML::Node all = YAML::Clone(root["policies"]);
+    YAML::Node subset(YAML::NodeType::Sequence);
+    for (size_t index : chosen) subset.push_back(all[index]);
+    root["policies"] = subset;
+  }
+  YAML::Emitter emitter;
+  emitter << root;
+  return emitter.c_str();
+}
+
 Scenario Load(const po::variables_map& vm) {
   std::vector<std::string> overrides;
   if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
@@ -117,8 +136,8 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     if (vm["seeds"].as<unsigned>() == 0) throw UsageError("--seeds must be at least 1");
     scenario.seeds = vm["seeds"].as<unsigned>();
   }
+  std::vector<size_t> chosen;  // indices into the scenario's policies
   if (vm.count("policies")) {
-    std::vector<PolicySpec> chosen;
     for (const std::string& name : SplitCommas(vm["policies"].as<std::string>())) {
       auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
                              [&](const PolicySpec& p) { return p.name == name; });
@@ -126,11 +145,18 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
         throw UsageError("--policies: '" + name + "' is not a policy of scenario '" +
                          scenario.name + "'");
       }
-      chosen.push_back(*it);
+      size_t index = static_cast<size_t>(it - scenario.policies.begin());
+      if (std::find(chosen.begin(), chosen.end(), index) != chosen.end()) {
+        throw UsageError("--policies: '" + name + "' is named twice");
+      }
+      chosen.push_back(index);
     }
     if (chosen.empty()) throw UsageError("--policies: no policy named");
-    scenario.policies = chosen;
+    std::vector<PolicySpec> subset;
+    for (size_t index : chosen) subset.push_back(scenario.policies[index]);
+    scenario.policies = subset;
   }
+  scenario.yaml = ScenarioAsRun(scenario.yaml, vm.count("seeds") ? scenario.seeds : 0, chosen);
   std::string out_path = vm.count("out") ? vm["out"].as<std::string>() : scenario.name + ".h5";
   bool quiet = vm["quiet"].as<bool>();
 

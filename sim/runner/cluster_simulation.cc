@@ -14,6 +14,7 @@
 #include "policies/deployment_choice.h"
 #include "policies/registry.h"
 #include "sim/core/event_queue.h"
+#include "sim/core/hashing.h"
 #include "sim/core/random_stream.h"
 
 namespace kvroute::sim {
@@ -101,7 +102,9 @@ class ClusterSimulation : public models::ReplicaObserver {
                                           : 1.0 / static_cast<double>(scenario.deployments.size());
       policies::PolicyContext context;
       context.num_replicas = d.replicas;
-      context.seed = spec.seed;
+      // Each deployment's policy draws from its own streams; the first keeps
+      // the point's seed, so one deployment behaves as a plain cluster.
+      context.seed = deployments_.empty() ? spec.seed : Combine(spec.seed, deployments_.size());
       context.cost_model = cost_model_.get();
       context.block_size_tokens = profile_.block_size_tokens;
       context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;

@@ -243,7 +243,7 @@ void ParseCluster(MapReader& top, Scenario* s) {
         static_cast<int>(m.Integer("max_num_seqs", s->scheduler.max_num_seqs, 1));
     m.Finish();
   }
-  s->kv_blocks = static_cast<int64_t>(cluster.Integer("kv_blocks", 0, 1, 1ULL << 31));
+  s->kv_blocks = static_cast<int64_t>(cluster.Integer("kv_blocks", 0, 1, 1ULL << 27));
   YAML::Node eviction_node = At(cluster.node(), "eviction");
   std::string eviction = cluster.String("eviction", "radix_lru");
   if (eviction == "radix_lru") {
@@ -267,7 +267,7 @@ void ParseCluster(MapReader& top, Scenario* s) {
     }
     m.Finish();
   }
-  s->signal_refresh_s = cluster.Number("signal_refresh_s", 0, 0);
+  s->signal_refresh_s = cluster.Number("signal_refresh_s", 0, 0, 1e7);
   s->lambda_h = cluster.Number("lambda_h", s->lambda_h, 0, 1e4);
   s->series_interval_s = cluster.Number("series_interval_s", s->series_interval_s, 1e-3);
   cluster.Finish();
@@ -378,8 +378,13 @@ void ParseSessions(MapReader& w, models::WorkloadConfig* c) {
   MapReader m(w.ctx(), sessions, "workload.sessions");
   YAML::Node turns = m.Required("turns");
   c->sessions.turns = ParseLength(w.ctx(), turns, "workload.sessions.turns");
-  if (c->sessions.turns.MeanDraw() < 1) {
-    w.ctx().Fail(turns, "workload.sessions.turns", "must average at least one turn");
+  // Sessions start at the load divided by the mean draw, and every session has
+  // at least one turn: draws of 0 would silently raise the offered load.
+  const models::LengthDistribution& t = c->sessions.turns;
+  double lowest = t.kind == models::LengthDistribution::Kind::kFixed ? t.value : t.min;
+  if (lowest < 1) {
+    w.ctx().Fail(turns, "workload.sessions.turns",
+                 "every draw must be at least one turn (set min: 1)");
   }
   if (YAML::Node n = m.Take("think_time_s"); n.IsDefined()) {
     c->sessions.think_time_s = ParseLength(w.ctx(), n, "workload.sessions.think_time_s");
@@ -624,6 +629,15 @@ void ParseFailures(MapReader& top, Scenario* s) {
     event.at_s = e.Number("at_s", 0, 0, s->duration_s + s->drain_s);
     event.recover_after_s = e.Number("recover_after_s", 0, 0, 1e7);
     e.Finish();
+    for (const FailureEvent& other : s->failures) {
+      if (other.replica != event.replica) continue;
+      double other_end = other.recover_after_s > 0 ? other.at_s + other.recover_after_s : INFINITY;
+      double end = event.recover_after_s > 0 ? event.at_s + event.recover_after_s : INFINITY;
+      if (event.at_s < other_end && other.at_s < end) {
+        top.ctx().Fail(schedule[i], path,
+                       "overlaps an earlier failure of replica " + std::to_string(event.replica));
+      }
+    }
     s->failures.push_back(event);
   }
   f.Finish();

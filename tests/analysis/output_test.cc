@@ -47,6 +47,10 @@ TEST(JsonTest, PointHasEveryMetricWithTheRightShape) {
   EXPECT_NE(json.find(R"("p50_s":null)"), std::string::npos);
   EXPECT_NE(json.find(R"({"label":"p99 ttft <= 2s","value_s":1,"met":true})"), std::string::npos);
   EXPECT_NE(json.find(R"("replica_requests":[40,60])"), std::string::npos);
+  for (const char* key :
+       {"\"failed\":", "\"retried\":", "\"preemptions\":", "\"mean_in_system\":", "\"events\":"}) {
+    EXPECT_NE(json.find(key), std::string::npos) << key;
+  }
   EXPECT_EQ(json.back(), '}');
 }
 
@@ -75,8 +79,33 @@ TEST(Hdf5Test, WritesEveryTableAndTheAttributes) {
   EXPECT_EQ(file.openDataSet("slos").getSpace().getSimpleExtentNpoints(), 2);
   EXPECT_EQ(file.openDataSet("replica_requests").getSpace().getSimpleExtentNpoints(), 16);
   H5::CompType points = file.openDataSet("points").getCompType();
-  for (const char* column : {"policy", "qps", "seed", "ttft_p99_s", "token_hit_rate", "imbalance",
-                             "slo0_value_s", "slo1_value_s", "plan_admitted_keys"}) {
+  for (const char* column : {"policy",
+                             "qps",
+                             "seed",
+                             "offered",
+                             "completed",
+                             "unfinished",
+                             "rejected",
+                             "failed",
+                             "retried",
+                             "measured",
+                             "ttft_p99_s",
+                             "tpot_p50_s",
+                             "e2e_max_s",
+                             "token_hit_rate",
+                             "request_hit_rate",
+                             "prefill_tokens_computed",
+                             "cache_evictions",
+                             "preemptions",
+                             "replica_failures",
+                             "mean_in_system",
+                             "mean_held_kv_blocks",
+                             "imbalance",
+                             "simulated_s",
+                             "events",
+                             "slo0_value_s",
+                             "slo1_value_s",
+                             "plan_admitted_keys"}) {
     EXPECT_GE(points.getMemberIndex(column), 0) << column;
   }
   H5::Attribute attribute = file.openGroup("/").openAttribute("command_line");

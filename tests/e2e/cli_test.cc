@@ -123,6 +123,23 @@ TEST(CliTest, EveryShippedScenarioValidates) {
   EXPECT_GE(scenarios, 2);
 }
 
+// The scenario stored in the file is the one run: --seeds and --policies
+// are applied to it.
+TEST(CliTest, StoredScenarioReflectsSeedsAndPolicies) {
+  std::string path = (TempDir() / "subset.h5").string();
+  Outcome o = Cli({"run", "--quiet", "--seeds", "1", "--policies", "sticky", "--set",
+                   "sweep.qps=[40]", "--set", "sweep.reference_qps=40", "--out", path});
+  ASSERT_EQ(o.status, 0) << o.err;
+  H5::H5File file(path, H5F_ACC_RDONLY);
+  H5::Attribute attribute = file.openGroup("/").openAttribute("scenario_yaml");
+  std::string yaml;
+  attribute.read(attribute.getStrType(), yaml);
+  EXPECT_NE(yaml.find("seeds: 1"), std::string::npos) << yaml;
+  EXPECT_EQ(yaml.find("flat_lb"), std::string::npos) << yaml;
+  EXPECT_NE(yaml.find("sticky"), std::string::npos) << yaml;
+  EXPECT_NE(Cli({"run", "--policies", "sticky,sticky", "--out", path}).status, 0);
+}
+
 TEST(CliTest, FailureScenarioReportsRetriedRequests) {
   std::string path = (TempDir() / "failures.h5").string();
   Outcome o = Cli({"run", "scenarios/failures.yaml", "--quiet", "--seeds", "1", "--policies",

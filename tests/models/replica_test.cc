@@ -205,6 +205,18 @@ TEST_F(ReplicaTest, FailureDropsCacheWorkAndQueue) {
   EXPECT_EQ(pool_[again].hit_tokens, 0u);
 }
 
+// As vLLM's usage metric, KV utilisation counts blocks running requests hold,
+// not cached blocks nobody pins (they are free to evict).
+TEST_F(ReplicaTest, KvUtilizationCountsHeldBlocksOnly) {
+  Make(SchedulerConfig{}, 1000);
+  for (int i = 0; i < 20; ++i) Add(320, 4, i, 20);
+  replica_->StartIteration(now_, *this);
+  EXPECT_GT(load_.kv_utilization, 0.1);
+  RunToIdle();
+  EXPECT_GT(replica_->kv_cache().cached_blocks(), 300u);
+  EXPECT_EQ(load_.kv_utilization, 0);
+}
+
 TEST_F(ReplicaTest, RunningSequencesAreCapped) {
   Make(SchedulerConfig{.max_num_batched_tokens = 8192, .max_num_seqs = 3}, 2000);
   for (int i = 0; i < 5; ++i) Add(32, 4, i, 0);

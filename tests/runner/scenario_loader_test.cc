@@ -104,6 +104,24 @@ TEST(ScenarioLoaderTest, EvictionOrderIsAChoice) {
             std::string::npos);
 }
 
+TEST(ScenarioLoaderTest, OverlappingFailuresOfOneReplicaAreRejected) {
+  std::string error =
+      ErrorOf(kMinimal, {"failures={schedule: [{replica: 0, at_s: 10, recover_after_s: 20}, "
+                         "{replica: 0, at_s: 20, recover_after_s: 5}, {replica: 1, at_s: 15}]}"});
+  EXPECT_NE(error.find("failures.schedule[1]': overlaps an earlier failure of replica 0"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(ErrorOf(kMinimal, {"failures={schedule: [{replica: 0, at_s: 10, recover_after_s: 5}, "
+                               "{replica: 0, at_s: 15}]}"}),
+            "");
+}
+
+TEST(ScenarioLoaderTest, SessionsNeedAtLeastOneTurnOnEveryDraw) {
+  std::string error =
+      ErrorOf(kMinimal, {"workload.sessions={turns: {kind: uniform, min: 0, max: 2}}"});
+  EXPECT_NE(error.find("workload.sessions.turns"), std::string::npos) << error;
+}
+
 TEST(ScenarioLoaderTest, MissingRequiredSectionIsAnError) {
   std::string text = kMinimal;
   text = text.substr(0, text.find("slo:"));
