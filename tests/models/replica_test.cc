@@ -210,8 +210,9 @@ TEST_F(ReplicaTest, FailureDropsCacheWorkAndQueue) {
 TEST_F(ReplicaTest, KvUtilizationCountsHeldBlocksOnly) {
   Make(SchedulerConfig{}, 1000);
   for (int i = 0; i < 20; ++i) Add(320, 4, i, 20);
-  replica_->StartIteration(now_, *this);
+  now_ += replica_->StartIteration(now_, *this);
   EXPECT_GT(load_.kv_utilization, 0.1);
+  replica_->FinishIteration(now_, *this);
   RunToIdle();
   EXPECT_GT(replica_->kv_cache().cached_blocks(), 300u);
   EXPECT_EQ(load_.kv_utilization, 0);
