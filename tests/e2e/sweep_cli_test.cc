@@ -1,6 +1,7 @@
 // End-to-end: sweeps that run on several threads, stop part-way and resume,
 // and the report read back from the file.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -28,8 +29,13 @@ Outcome Cli(std::vector<std::string> args) {
   return {status, out.str(), err.str()};
 }
 
+// Per process: ctest runs each test in its own process, several at a time.
+std::filesystem::path Dir() {
+  return std::filesystem::temp_directory_path() / ("kvroute_sweep_e2e_" + std::to_string(getpid()));
+}
+
 std::string Path(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / "kvroute_sweep_e2e";
+  auto dir = Dir();
   std::filesystem::create_directories(dir);
   std::string path = (dir / name).string();
   std::filesystem::remove(path);
@@ -73,6 +79,7 @@ class SweepCliTest : public testing::Test {
     ASSERT_EQ(o.status, 0) << o.err;
     tables_ = new std::string(Tables(o.out));
   }
+  static void TearDownTestSuite() { std::filesystem::remove_all(Dir()); }
   static std::string* reference_;
   static std::string* tables_;
 };
@@ -155,7 +162,7 @@ TEST_F(SweepCliTest, ReportDrawsNonEmptyPlots) {
   if (!std::filesystem::exists("/usr/bin/python3") && !std::getenv("KVROUTE_PYTHON")) {
     GTEST_SKIP() << "no python3 for the plots";
   }
-  auto dir = std::filesystem::temp_directory_path() / "kvroute_sweep_e2e" / "plots";
+  auto dir = Dir() / "plots";
   std::filesystem::remove_all(dir);
   Outcome o = Cli({"report", *reference_, "--plots", dir.string()});
   ASSERT_EQ(o.status, 0) << o.err;
