@@ -7,6 +7,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis/point_codec.h"
@@ -16,26 +17,47 @@ namespace kvroute::sim {
 namespace {
 
 constexpr int kResultTag = 1;
-constexpr uint64_t kEndOfSweep = UINT64_MAX;
+constexpr int kBatchTag = 2;
 
-// A batch travels as its size, then (policy index, qps bits, seed) per spec.
-void BroadcastBatch(std::vector<PointSpec>* specs, uint64_t* count) {
-  MPI_Bcast(count, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  if (*count == kEndOfSweep || *count == 0) return;
-  std::vector<uint64_t> words(3 * *count);
-  if (!specs->empty()) {
-    for (size_t i = 0; i < specs->size(); ++i) {
-      words[3 * i] = (*specs)[i].policy_index;
-      words[3 * i + 1] = std::bit_cast<uint64_t>((*specs)[i].qps);
-      words[3 * i + 2] = (*specs)[i].seed;
-    }
+// Waits for a message without spinning: MPI's blocking calls busy-poll, which
+// on a machine with more ranks and threads than cores takes the CPU from the
+// simulations.
+MPI_Status AwaitMessage(int source, int tag) {
+  MPI_Status status;
+  for (int arrived = 0;;) {
+    MPI_Iprobe(source, tag, MPI_COMM_WORLD, &arrived, &status);
+    if (arrived) return status;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  MPI_Bcast(words.data(), static_cast<int>(words.size()), MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  specs->resize(*count);
-  for (size_t i = 0; i < specs->size(); ++i) {
-    (*specs)[i] = PointSpec{static_cast<size_t>(words[3 * i]),
-                            std::bit_cast<double>(words[3 * i + 1]), words[3 * i + 2]};
+}
+
+// A batch travels from rank 0 to each other rank as (policy index, qps bits,
+// seed) per spec; an empty batch ends the sweep.
+void SendBatch(const std::vector<PointSpec>& specs, MpiWorld world) {
+  std::vector<uint64_t> words;
+  for (const PointSpec& spec : specs) {
+    words.push_back(spec.policy_index);
+    words.push_back(std::bit_cast<uint64_t>(spec.qps));
+    words.push_back(spec.seed);
   }
+  for (int rank = 1; rank < world.size; ++rank) {
+    MPI_Send(words.data(), static_cast<int>(words.size()), MPI_UINT64_T, rank, kBatchTag,
+             MPI_COMM_WORLD);
+  }
+}
+
+std::vector<PointSpec> ReceiveBatch() {
+  MPI_Status status = AwaitMessage(0, kBatchTag);
+  int count = 0;
+  MPI_Get_count(&status, MPI_UINT64_T, &count);
+  std::vector<uint64_t> words(static_cast<size_t>(count));
+  MPI_Recv(words.data(), count, MPI_UINT64_T, 0, kBatchTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  std::vector<PointSpec> specs(words.size() / 3);
+  for (size_t i = 0; i < specs.size(); ++i) {
+    specs[i] = PointSpec{static_cast<size_t>(words[3 * i]), std::bit_cast<double>(words[3 * i + 1]),
+                         words[3 * i + 2]};
+  }
+  return specs;
 }
 
 // This rank's share of a batch: every size-th point from its rank.
@@ -69,17 +91,14 @@ std::string ResultMessage(const PointPool::Finished& f) {
 
 MpiExecutor::~MpiExecutor() {
   if (std::uncaught_exceptions() > 0) return;
-  uint64_t end = kEndOfSweep;
-  std::vector<PointSpec> none;
-  BroadcastBatch(&none, &end);
+  SendBatch({}, world_);
 }
 
 void MpiExecutor::Run(const Scenario& scenario, std::span<const PointSpec> batch,
                       const PointResultFn& on_result) {
   if (batch.empty()) return;
   std::vector<PointSpec> specs(batch.begin(), batch.end());
-  uint64_t count = specs.size();
-  BroadcastBatch(&specs, &count);
+  SendBatch(specs, world_);
   size_t remote = 0;
   for (size_t i = 0; i < specs.size(); ++i) {
     if (i % static_cast<size_t>(world_.size) != 0) ++remote;
@@ -124,10 +143,8 @@ void MpiExecutor::Run(const Scenario& scenario, std::span<const PointSpec> batch
 
 void ServeMpiWorker(const Scenario& scenario, MpiWorld world, unsigned jobs) {
   for (;;) {
-    std::vector<PointSpec> specs;
-    uint64_t count = 0;
-    BroadcastBatch(&specs, &count);
-    if (count == kEndOfSweep) return;
+    std::vector<PointSpec> specs = ReceiveBatch();
+    if (specs.empty()) return;
     PointPool pool = StartShare(scenario, specs, world, jobs);
     PointPool::Finished finished;
     while (pool.pending() > 0) {

@@ -1,5 +1,5 @@
 // A sweep spread over MPI ranks. Rank 0 runs the sweep: for each batch of
-// points it broadcasts the specs, runs its share (every size-th point) on its
+// points it sends the specs to every rank, runs its share (every size-th point) on its
 // own threads, and receives the other ranks' results as each finishes, so it
 // can record every point the moment it is done. Ranks above 0 serve batches
 // until rank 0 sends the end. Which rank runs a point never changes its result.
