@@ -9,17 +9,10 @@
 #include <stdexcept>
 
 #include "analysis/column_table.h"
+#include "analysis/hdf5_attributes.h"
 
 namespace kvroute::analysis {
 namespace {
-
-void WriteStringAttribute(H5::H5Object& object, const std::string& name, const std::string& value) {
-  H5::StrType type(H5::PredType::C_S1, std::max<size_t>(value.size(), 1));
-  H5::DataSpace scalar(H5S_SCALAR);
-  H5::Attribute attribute = object.createAttribute(name, type, scalar);
-  std::string padded = value.empty() ? std::string(1, '\0') : value;
-  attribute.write(type, padded.data());
-}
 
 template <typename Row, typename Field>
 auto Column(const std::vector<Row>& rows, Field field) {
@@ -35,6 +28,8 @@ void WritePoints(H5::H5File& file, const SweepResults& results) {
   table.Add("policy", Column(points, [](const PointResult& p) { return p.policy; }));
   table.Add("qps", Column(points, [](const PointResult& p) { return p.qps; }));
   table.Add("seed", Column(points, [](const PointResult& p) { return p.seed; }));
+  table.Add("refinement_round",
+            Column(points, [](const PointResult& p) { return uint64_t{p.refinement_round}; }));
   table.Add("offered", Column(points, [](const PointResult& p) { return p.offered; }));
   table.Add("completed", Column(points, [](const PointResult& p) { return p.completed; }));
   table.Add("unfinished", Column(points, [](const PointResult& p) { return p.unfinished; }));
@@ -77,6 +72,8 @@ void WritePoints(H5::H5File& file, const SweepResults& results) {
   table.Add("mean_held_kv_blocks",
             Column(points, [](const PointResult& p) { return p.mean_held_kv_blocks; }));
   table.Add("imbalance", Column(points, [](const PointResult& p) { return p.imbalance; }));
+  table.Add("tenant_fairness",
+            Column(points, [](const PointResult& p) { return p.tenant_fairness; }));
   table.Add("simulated_s", Column(points, [](const PointResult& p) { return p.simulated_s; }));
   table.Add("events", Column(points, [](const PointResult& p) { return p.events; }));
   // Policy statistics: the union of names, NaN where a policy has no such stat.
@@ -111,6 +108,28 @@ void WritePoints(H5::H5File& file, const SweepResults& results) {
   H5::DataSpace space(2, dims);
   H5::DataSet dataset = file.createDataSet("replica_requests", H5::PredType::NATIVE_UINT64, space);
   if (!matrix.empty()) dataset.write(matrix.data(), H5::PredType::NATIVE_UINT64);
+}
+
+void WriteTenants(H5::H5File& file, const SweepResults& results) {
+  std::vector<uint64_t> point;
+  std::vector<std::string> tenant;
+  std::vector<uint64_t> measured;
+  std::vector<double> p99;
+  for (size_t i = 0; i < results.points.size(); ++i) {
+    for (const TenantLatency& t : results.points[i].tenants) {
+      point.push_back(i);
+      tenant.push_back(t.tenant);
+      measured.push_back(t.measured);
+      p99.push_back(t.ttft_p99);
+    }
+  }
+  ColumnTable table(point.size());
+  table.Add("point", point);
+  table.Add("tenant", tenant);
+  table.Add("measured", measured);
+  table.Add("ttft_p99_s", p99);
+  H5::Group root = file.openGroup("/");
+  table.Write(root, "tenants");
 }
 
 void WriteCapacity(H5::H5File& file, const SweepResults& results) {
@@ -149,6 +168,11 @@ void WriteSummary(H5::H5File& file, const SweepResults& results) {
             Column(rows, [](const SummaryRow& r) { return r.token_hit_rate; }));
   table.Add("slo_value_at_reference_s",
             Column(rows, [](const SummaryRow& r) { return r.slo_value; }));
+  table.Add("ratio_seeds", Column(rows, [](const SummaryRow& r) { return uint64_t{r.ratio.n}; }));
+  table.Add("ratio_mean", Column(rows, [](const SummaryRow& r) { return r.ratio.mean; }));
+  table.Add("ratio_sd", Column(rows, [](const SummaryRow& r) { return r.ratio.sd; }));
+  table.Add("ratio_ci95_low", Column(rows, [](const SummaryRow& r) { return r.ratio.ci_low; }));
+  table.Add("ratio_ci95_high", Column(rows, [](const SummaryRow& r) { return r.ratio.ci_high; }));
   H5::Group root = file.openGroup("/");
   table.Write(root, "summary");
 }
@@ -181,7 +205,10 @@ void WriteResultsHdf5(const std::string& path, const FileAttributes& attributes,
       WriteStringAttribute(root, "scenario_yaml", attributes.scenario_yaml);
       WriteStringAttribute(root, "command_line", attributes.command_line);
       WriteStringAttribute(root, "created_utc", attributes.created_utc);
+      WriteStringAttribute(root, "scenario_hash", attributes.scenario_hash);
+      WriteStringAttribute(root, "baseline", results.baseline);
       WritePoints(file, results);
+      WriteTenants(file, results);
       WriteCapacity(file, results);
       WriteSummary(file, results);
       WriteSlos(file, results);

@@ -1,7 +1,9 @@
 // Writes a sweep's results to HDF5 (DESIGN.md, "Output"). Layout:
-//   root attributes: kvroute_version, scenario_yaml, command_line, created_utc
+//   root attributes: kvroute_version, scenario_yaml, command_line, created_utc,
+//                    scenario_hash, baseline
 //   /points            one row per (policy, load, seed), every metric
 //   /replica_requests  points × replicas, requests dispatched after warm-up
+//   /tenants           one row per (point, tracked tenant or "other")
 //   /capacity          one row per (policy, seed, SLO)
 //   /summary           one row per (policy, SLO)
 //   /slos              one row per SLO: index, metric, percentile, threshold
@@ -21,6 +23,7 @@ struct FileAttributes {
   std::string scenario_yaml;
   std::string command_line;
   std::string created_utc;
+  std::string scenario_hash;  // identifies the scenario as run (what --resume checks)
 };
 
 // Throws std::runtime_error naming the path on failure; nothing is left at `path`.

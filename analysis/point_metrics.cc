@@ -1,6 +1,7 @@
 #include "analysis/point_metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace kvroute::analysis {
@@ -17,17 +18,42 @@ LatencySummary Summarize(const LatencyHistogram& h) {
 }  // namespace
 
 PointMetricsCollector::PointMetricsCollector(sim::Time warmup, uint32_t replicas,
-                                             std::vector<Slo> slos)
-    : warmup_(warmup), slos_(std::move(slos)), replica_requests_(replicas, 0) {}
+                                             std::vector<Slo> slos,
+                                             std::vector<uint32_t> tracked_tenants)
+    : warmup_(warmup),
+      slos_(std::move(slos)),
+      replica_requests_(replicas, 0),
+      tracked_tenants_(std::move(tracked_tenants)),
+      tenant_ttft_(tracked_tenants_.size() + 1),
+      tenant_measured_(tracked_tenants_.size() + 1, 0) {}
+
+LatencyHistogram& PointMetricsCollector::TenantHistogram(uint32_t tenant) {
+  auto it = std::find(tracked_tenants_.begin(), tracked_tenants_.end(), tenant);
+  return tenant_ttft_[static_cast<size_t>(it - tracked_tenants_.begin())];
+}
+
+void PointMetricsCollector::RecordTenantTtft(uint32_t tenant, sim::Time ttft) {
+  TenantHistogram(tenant).Record(ttft);
+  if (tenant >= tenant_ttft_sum_.size()) {
+    tenant_ttft_sum_.resize(tenant + 1, 0);
+    tenant_ttft_count_.resize(tenant + 1, 0);
+  }
+  tenant_ttft_sum_[tenant] += sim::ToSeconds(ttft);
+  ++tenant_ttft_count_[tenant];
+}
 
 void PointMetricsCollector::OnArrival(const models::Request& request) {
   ++offered_;
-  if (Measured(request)) ++measured_;
+  if (!Measured(request)) return;
+  ++measured_;
+  auto it = std::find(tracked_tenants_.begin(), tracked_tenants_.end(), request.tenant);
+  ++tenant_measured_[static_cast<size_t>(it - tracked_tenants_.begin())];
 }
 
 void PointMetricsCollector::OnRejected(const models::Request& request) {
   ++rejected_;
   if (Measured(request)) {
+    TenantHistogram(request.tenant).RecordCensored();
     ttft_.RecordCensored();
     e2e_.RecordCensored();
   }
@@ -36,6 +62,7 @@ void PointMetricsCollector::OnRejected(const models::Request& request) {
 void PointMetricsCollector::OnFailed(const models::Request& request) {
   ++failed_;
   if (Measured(request)) {
+    TenantHistogram(request.tenant).RecordCensored();
     ttft_.RecordCensored();
     e2e_.RecordCensored();
   }
@@ -59,6 +86,7 @@ void PointMetricsCollector::OnCompleted(const models::InFlightRequest& r, sim::T
   ++completed_;
   if (!Measured(r.request)) return;
   ttft_.Record(r.first_token_time - r.request.arrival);
+  RecordTenantTtft(r.request.tenant, r.first_token_time - r.request.arrival);
   e2e_.Record(now - r.request.arrival);
   if (r.request.output_tokens > 1) {
     tpot_.Record((now - r.first_token_time) / (r.request.output_tokens - 1));
@@ -68,10 +96,13 @@ void PointMetricsCollector::OnCompleted(const models::InFlightRequest& r, sim::T
 void PointMetricsCollector::OnUnfinished(const models::InFlightRequest& r) {
   ++unfinished_;
   if (!Measured(r.request)) return;
-  if (r.first_token_time == sim::kNever)
+  if (r.first_token_time == sim::kNever) {
     ttft_.RecordCensored();
-  else
+    TenantHistogram(r.request.tenant).RecordCensored();
+  } else {
     ttft_.Record(r.first_token_time - r.request.arrival);
+    RecordTenantTtft(r.request.tenant, r.first_token_time - r.request.arrival);
+  }
   e2e_.RecordCensored();
 }
 
@@ -105,6 +136,25 @@ void PointMetricsCollector::Summarize(PointResult* out) const {
                      ? 0
                      : *std::max_element(replica_requests_.begin(), replica_requests_.end());
   out->imbalance = mean > 0 ? static_cast<double>(max) / mean : 0;
+
+  out->tenants.clear();
+  for (size_t i = 0; i < tenant_ttft_.size(); ++i) {
+    out->tenants.push_back(TenantLatency{
+        .tenant = i < tracked_tenants_.size() ? std::to_string(tracked_tenants_[i]) : "other",
+        .measured = tenant_measured_[i],
+        .ttft_p99 = tenant_ttft_[i].PercentileSeconds(99)});
+  }
+  double sum = 0, squares = 0;
+  uint64_t tenants = 0;
+  for (size_t t = 0; t < tenant_ttft_sum_.size(); ++t) {
+    if (tenant_ttft_count_[t] == 0) continue;
+    double m = tenant_ttft_sum_[t] / static_cast<double>(tenant_ttft_count_[t]);
+    sum += m;
+    squares += m * m;
+    ++tenants;
+  }
+  out->tenant_fairness =
+      squares > 0 ? sum * sum / (static_cast<double>(tenants) * squares) : std::nan("");
 }
 
 }  // namespace kvroute::analysis

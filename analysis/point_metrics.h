@@ -42,10 +42,18 @@ struct DeploymentSample {
   uint64_t cold_hit_elsewhere_taken = 0;
 };
 
+// TTFT of one tenant, or of every tenant not tracked on its own ("other").
+struct TenantLatency {
+  std::string tenant;     // the tenant id, or "other"
+  uint64_t measured = 0;  // requests that arrived after the warm-up
+  double ttft_p99 = 0;    // seconds; +inf if censored, NaN if none
+};
+
 struct PointResult {
   std::string policy;
   double qps = 0;
   uint64_t seed = 0;
+  uint32_t refinement_round = 0;  // 0: a grid load; r: added by bisection round r
 
   uint64_t offered = 0;     // requests that arrived (whole run)
   uint64_t completed = 0;   // of those, finished
@@ -72,6 +80,14 @@ struct PointResult {
   std::vector<uint64_t> replica_requests;  // dispatched after warm-up, per replica
   double imbalance = 0;                    // max/mean of replica_requests
 
+  // Per-tenant TTFT p99 for the tenants with the most expected traffic, then
+  // "other": a histogram per tracked tenant keeps memory bounded whatever the
+  // number of tenants.
+  std::vector<TenantLatency> tenants;
+  // Jain's fairness index (Σx)²/(n·Σx²) over every tenant's mean TTFT of its
+  // finished measured requests: 1 when all tenants wait alike, 1/n at worst.
+  double tenant_fairness = 0;
+
   std::vector<std::pair<std::string, double>> policy_stats;
   // With several deployments: their names and the time series, bucket-major.
   std::vector<std::string> deployment_names;
@@ -82,7 +98,9 @@ struct PointResult {
 
 class PointMetricsCollector {
  public:
-  PointMetricsCollector(sim::Time warmup, uint32_t replicas, std::vector<Slo> slos);
+  // `tracked_tenants` get a TTFT histogram each; the rest share one.
+  PointMetricsCollector(sim::Time warmup, uint32_t replicas, std::vector<Slo> slos,
+                        std::vector<uint32_t> tracked_tenants = {});
 
   void OnArrival(const models::Request& request);
   void OnRejected(const models::Request& request);
@@ -100,6 +118,9 @@ class PointMetricsCollector {
 
  private:
   bool Measured(const models::Request& request) const { return request.arrival >= warmup_; }
+  // The histogram of the request's tenant: a tracked one or "other".
+  LatencyHistogram& TenantHistogram(uint32_t tenant);
+  void RecordTenantTtft(uint32_t tenant, sim::Time ttft);
 
   sim::Time warmup_;
   std::vector<Slo> slos_;
@@ -109,6 +130,12 @@ class PointMetricsCollector {
   uint64_t admitted_measured_ = 0, admitted_with_hit_ = 0;
   double prompt_tokens_ = 0, hit_tokens_ = 0;
   std::vector<uint64_t> replica_requests_;
+  std::vector<uint32_t> tracked_tenants_;
+  std::vector<LatencyHistogram> tenant_ttft_;  // tracked tenants in order, then "other"
+  std::vector<uint64_t> tenant_measured_;      // same order
+  // Indexed by tenant id: sum and count of finished measured TTFTs.
+  std::vector<double> tenant_ttft_sum_;
+  std::vector<uint64_t> tenant_ttft_count_;
 };
 
 }  // namespace kvroute::analysis

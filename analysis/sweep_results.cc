@@ -5,6 +5,28 @@
 #include <map>
 
 namespace kvroute::analysis {
+namespace {
+
+// Paired by seed: each seed's capacity is divided by the baseline's capacity
+// at the same seed (same requests), then the ratios are summarised.
+void AddBaselineRatios(SweepResults* results) {
+  if (results->baseline.empty()) return;
+  for (SummaryRow& row : results->summary) {
+    std::vector<double> ratios;
+    for (const CapacityRow& c : results->capacity) {
+      if (c.policy != row.policy || c.slo_index != row.slo_index) continue;
+      for (const CapacityRow& b : results->capacity) {
+        if (b.policy == results->baseline && b.slo_index == c.slo_index && b.seed == c.seed &&
+            b.capacity.qps > 0) {
+          ratios.push_back(c.capacity.qps / b.capacity.qps);
+        }
+      }
+    }
+    if (!ratios.empty()) row.ratio = Summarize(ratios);
+  }
+}
+
+}  // namespace
 
 void ComputeCapacityAndSummary(double reference_qps, SweepResults* results) {
   results->capacity.clear();
@@ -51,6 +73,7 @@ void ComputeCapacityAndSummary(double reference_qps, SweepResults* results) {
       results->summary.push_back(row);
     }
   }
+  AddBaselineRatios(results);
 }
 
 }  // namespace kvroute::analysis

@@ -3,6 +3,7 @@
 #ifndef KVROUTE_ANALYSIS_SWEEP_RESULTS_H_
 #define KVROUTE_ANALYSIS_SWEEP_RESULTS_H_
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -28,10 +29,14 @@ struct SummaryRow {
   double reference_qps = 0;     // the common load of the next two columns
   double token_hit_rate = 0;    // mean over seeds at reference_qps
   double slo_value = 0;         // mean over seeds of the SLO metric at reference_qps
+  // Capacity / the baseline policy's capacity at the same seed, over the seeds
+  // where the baseline's capacity is positive; n = 0 without a baseline.
+  SeedStatistics ratio{.n = 0, .mean = NAN, .sd = NAN, .ci_low = NAN, .ci_high = NAN};
 };
 
 struct SweepResults {
   std::vector<Slo> slos;
+  std::string baseline;             // the policy capacities are compared with; empty: none
   std::vector<PointResult> points;  // policy-major, then load, then seed
   std::vector<CapacityRow> capacity;
   std::vector<SummaryRow> summary;

@@ -25,6 +25,15 @@ std::string FormatCapacity(const SummaryRow& row) {
   return text;
 }
 
+std::string FormatRatio(const SummaryRow& row) {
+  const SeedStatistics& r = row.ratio;
+  if (r.n == 0) return "-";
+  std::string text = FormatNumber("%.2f", r.mean);
+  if (!std::isnan(r.ci_low))
+    text += FormatNumber(" [%.2f", r.ci_low) + FormatNumber(", %.2f]", r.ci_high);
+  return text;
+}
+
 std::string FormatCensoring(const SummaryRow& row) {
   if (row.left_censored == 0 && row.right_censored == 0) return "none";
   std::string text;
@@ -74,7 +83,63 @@ void PrintFailures(const SweepResults& results, std::ostream& out) {
   }
 }
 
+// Per-tenant p99 TTFT and the fairness index at the reference load, averaged
+// over seeds; shown when the points carry per-tenant latencies.
+void PrintTenants(const SweepResults& results, std::ostream& out) {
+  if (results.summary.empty()) return;
+  double reference = results.summary.front().reference_qps;
+  std::vector<std::string> tenants;
+  for (const PointResult& p : results.points) {
+    if (p.qps == reference && !p.tenants.empty()) {
+      for (const TenantLatency& t : p.tenants) tenants.push_back(t.tenant);
+      break;
+    }
+  }
+  if (tenants.empty()) return;
+  out << "\nPer-tenant p99 ttft at " << FormatNumber("%g", reference)
+      << " QPS, mean over seeds (the tenants with the most traffic, then all others); fairness = "
+         "Jain's index over every tenant's mean ttft\n";
+  char cell[64];
+  std::snprintf(cell, sizeof cell, "%-14s", "policy");
+  out << cell;
+  for (const std::string& t : tenants) {
+    std::snprintf(cell, sizeof cell, " %12s", (t == "other" ? t : "tenant " + t).c_str());
+    out << cell;
+  }
+  out << "     fairness\n";
+  for (const std::string& policy : PoliciesInSummary(results)) {
+    std::vector<double> sums(tenants.size(), 0);
+    double fairness = 0;
+    size_t n = 0;
+    for (const PointResult& p : results.points) {
+      if (p.policy != policy || p.qps != reference || p.tenants.size() != tenants.size()) continue;
+      for (size_t i = 0; i < tenants.size(); ++i) sums[i] += p.tenants[i].ttft_p99;
+      fairness += p.tenant_fairness;
+      ++n;
+    }
+    if (n == 0) continue;
+    std::snprintf(cell, sizeof cell, "%-14s", policy.c_str());
+    out << cell;
+    for (double sum : sums) {
+      std::snprintf(cell, sizeof cell, " %12s", FormatSeconds(sum / n).c_str());
+      out << cell;
+    }
+    std::snprintf(cell, sizeof cell, " %12.3f\n", fairness / n);
+    out << cell;
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> PoliciesInSummary(const SweepResults& results) {
+  std::vector<std::string> policies;
+  for (const SummaryRow& row : results.summary) {
+    if (std::find(policies.begin(), policies.end(), row.policy) == policies.end()) {
+      policies.push_back(row.policy);
+    }
+  }
+  return policies;
+}
 
 void PrintSummaryTables(const SweepResults& results, std::ostream& out) {
   for (uint32_t s = 0; s < results.slos.size(); ++s) {
@@ -85,20 +150,93 @@ void PrintSummaryTables(const SweepResults& results, std::ostream& out) {
       if (row.slo_index == s) reference = row.reference_qps;
     }
     out << "\nSLO " << slo.Label() << " — capacity in QPS, mean [95% CI] over seeds; hit rate and "
-        << metric << " at " << FormatNumber("%g", reference) << " QPS\n";
-    char line[256];
-    std::snprintf(line, sizeof line, "%-14s %-24s %-26s %9s %14s\n", "policy", "capacity",
+        << metric << " at " << FormatNumber("%g", reference) << " QPS";
+    if (!results.baseline.empty()) {
+      out << "; capacity / " << results.baseline << "'s, paired by seed";
+    }
+    out << "\n";
+    char line[320];
+    std::snprintf(line, sizeof line, "%-14s %-24s %-26s %9s %14s", "policy", "capacity",
                   "censored seeds", "hit rate", metric.c_str());
     out << line;
+    if (!results.baseline.empty()) out << "   vs " << results.baseline;
+    out << "\n";
     for (const SummaryRow& row : results.summary) {
       if (row.slo_index != s) continue;
-      std::snprintf(line, sizeof line, "%-14s %-24s %-26s %8.1f%% %14s\n", row.policy.c_str(),
+      std::snprintf(line, sizeof line, "%-14s %-24s %-26s %8.1f%% %14s", row.policy.c_str(),
                     FormatCapacity(row).c_str(), FormatCensoring(row).c_str(),
                     100 * row.token_hit_rate, FormatSeconds(row.slo_value).c_str());
       out << line;
+      if (!results.baseline.empty()) out << "   " << FormatRatio(row);
+      out << "\n";
     }
   }
+  PrintTenants(results, out);
   PrintFailures(results, out);
+}
+
+}  // namespace kvroute::analysis
+
+namespace kvroute::analysis {
+namespace {
+
+std::string CsvNumber(double v) {
+  if (std::isnan(v)) return "";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return FormatNumber("%.6g", v);
+}
+
+// Mean tenant fairness over seeds at the reference load.
+double FairnessAtReference(const SweepResults& results, const SummaryRow& row) {
+  double sum = 0;
+  size_t n = 0;
+  for (const PointResult& p : results.points) {
+    if (p.policy == row.policy && p.qps == row.reference_qps && !std::isnan(p.tenant_fairness)) {
+      sum += p.tenant_fairness;
+      ++n;
+    }
+  }
+  return n ? sum / n : std::nan("");
+}
+
+}  // namespace
+
+void PrintSummaryCsv(const SweepResults& results, std::ostream& out) {
+  out << "slo,policy,seeds,capacity_mean_qps,capacity_sd_qps,capacity_ci95_low_qps,"
+         "capacity_ci95_high_qps,left_censored_seeds,right_censored_seeds,baseline,ratio_mean,"
+         "ratio_ci95_low,ratio_ci95_high,reference_qps,token_hit_rate,slo_value_s,"
+         "tenant_fairness\n";
+  for (const SummaryRow& row : results.summary) {
+    out << results.slos[row.slo_index].Label() << "," << row.policy << "," << row.capacity.n << ","
+        << CsvNumber(row.capacity.mean) << "," << CsvNumber(row.capacity.sd) << ","
+        << CsvNumber(row.capacity.ci_low) << "," << CsvNumber(row.capacity.ci_high) << ","
+        << row.left_censored << "," << row.right_censored << "," << results.baseline << ","
+        << CsvNumber(row.ratio.mean) << "," << CsvNumber(row.ratio.ci_low) << ","
+        << CsvNumber(row.ratio.ci_high) << "," << CsvNumber(row.reference_qps) << ","
+        << CsvNumber(row.token_hit_rate) << "," << CsvNumber(row.slo_value) << ","
+        << CsvNumber(FairnessAtReference(results, row)) << "\n";
+  }
+}
+
+void PrintSummaryMarkdown(const SweepResults& results, std::ostream& out) {
+  for (uint32_t s = 0; s < results.slos.size(); ++s) {
+    out << "### SLO " << results.slos[s].Label() << "\n\n"
+        << "| policy | capacity (QPS), mean [95% CI] | censored seeds |";
+    if (!results.baseline.empty()) out << " vs " << results.baseline << " |";
+    out << " hit rate | SLO metric | tenant fairness |\n|---|---|---|";
+    if (!results.baseline.empty()) out << "---|";
+    out << "---|---|---|\n";
+    for (const SummaryRow& row : results.summary) {
+      if (row.slo_index != s) continue;
+      out << "| " << row.policy << " | " << FormatCapacity(row) << " | " << FormatCensoring(row)
+          << " |";
+      if (!results.baseline.empty()) out << " " << FormatRatio(row) << " |";
+      out << " " << FormatNumber("%.1f%%", 100 * row.token_hit_rate) << " | "
+          << FormatSeconds(row.slo_value) << " | "
+          << FormatNumber("%.3f", FairnessAtReference(results, row)) << " |\n";
+    }
+    out << "\n";
+  }
 }
 
 }  // namespace kvroute::analysis

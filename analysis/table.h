@@ -5,12 +5,22 @@
 #define KVROUTE_ANALYSIS_TABLE_H_
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 #include "analysis/sweep_results.h"
 
 namespace kvroute::analysis {
 
 void PrintSummaryTables(const SweepResults& results, std::ostream& out);
+
+// The same summary for other tools: one CSV table (a header row, then a row per
+// (SLO, policy); empty cells for NaN), or Markdown tables, one per SLO.
+void PrintSummaryCsv(const SweepResults& results, std::ostream& out);
+void PrintSummaryMarkdown(const SweepResults& results, std::ostream& out);
+
+// Policies in the order of the summary.
+std::vector<std::string> PoliciesInSummary(const SweepResults& results);
 
 }  // namespace kvroute::analysis
 

@@ -21,6 +21,7 @@ packages=(
   build-essential cmake clang-format
   libboost-random-dev libboost-program-options-dev libboost-math-dev
   libhdf5-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libbenchmark-dev
+  python3-matplotlib python3-h5py python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -10,13 +10,16 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 #include <thread>
 
+#include "analysis/format_number.h"
 #include "analysis/hdf5_writer.h"
 #include "analysis/json_writer.h"
+#include "analysis/partial_file.h"
 #include "analysis/table.h"
 #include "models/profile.h"
 #include "models/request_source.h"
@@ -24,10 +27,18 @@
 #include "models/workload_stats.h"
 #include "policies/registry.h"
 #include "sim/runner/calibrate.h"
+#include "sim/runner/cli_options.h"
 #include "sim/runner/experiment.h"
+#include "sim/runner/mpi_world.h"
 #include "sim/runner/plan_command.h"
 #include "sim/runner/profile_report.h"
+#include "sim/runner/progress.h"
+#include "sim/runner/report_command.h"
 #include "sim/runner/scenario_loader.h"
+
+#if KVROUTE_HAVE_MPI
+#include "sim/runner/mpi_executor.h"
+#endif
 
 namespace kvroute::sim {
 namespace {
@@ -37,7 +48,8 @@ namespace po = boost::program_options;
 constexpr char kUsage[] =
     "usage:\n"
     "  kvroute run [SCENARIO.yaml] [--set path.to.key=value]... [--out FILE.h5] [--jobs N]\n"
-    "              [--seeds N] [--policies a,b,...] [--quiet]\n"
+    "              [--seeds N] [--policies a,b,...] [--resume] [--quiet]\n"
+    "  kvroute report FILE.h5 [--plots DIR] [--format text|md|csv]\n"
     "  kvroute point SCENARIO.yaml --policy NAME --qps X [--seed S] [--set ...] [--json]\n"
     "  kvroute validate SCENARIO.yaml\n"
     "  kvroute policies\n"
@@ -50,24 +62,6 @@ constexpr char kUsage[] =
     "  kvroute trace-stats FILE [--format mooncake|azure] [--block-size N] [--skip N]\n"
     "              [--limit N] [--lru-blocks N,N,...] [--windows S,S,...]\n"
     "With no scenario, `run` uses the built-in quickstart.\n";
-
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-po::variables_map Parse(int argc, const char* const* argv, const po::options_description& options,
-                        const po::positional_options_description& positional) {
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(options).positional(positional).run(),
-              vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw UsageError(e.what());
-  }
-  return vm;
-}
 
 std::string CommandLine(int argc, const char* const* argv) {
   std::string line;
@@ -120,32 +114,22 @@ Scenario Load(const po::variables_map& vm) {
   return LoadScenarioFile(vm["scenario"].as<std::string>(), overrides);
 }
 
-int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  po::options_description options("run");
-  options.add_options()("scenario", po::value<std::string>())(
-      "set", po::value<std::vector<std::string>>()->composing())("out", po::value<std::string>())(
-      "jobs", po::value<unsigned>()->default_value(std::max(
-                  1u, std::thread::hardware_concurrency())))("seeds", po::value<unsigned>())(
-      "policies", po::value<std::string>())("quiet", po::bool_switch());
-  po::positional_options_description positional;
-  positional.add("scenario", 1);
-  po::variables_map vm = Parse(argc, argv, options, positional);
-
-  Scenario scenario = Load(vm);
+// Applies --seeds and --policies to the loaded scenario.
+void ApplyRunOptions(const po::variables_map& vm, Scenario* scenario) {
   if (vm.count("seeds")) {
     if (vm["seeds"].as<unsigned>() == 0) throw UsageError("--seeds must be at least 1");
-    scenario.seeds = vm["seeds"].as<unsigned>();
+    scenario->seeds = vm["seeds"].as<unsigned>();
   }
   std::vector<size_t> chosen;  // indices into the scenario's policies
   if (vm.count("policies")) {
     for (const std::string& name : SplitCommas(vm["policies"].as<std::string>())) {
-      auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
+      auto it = std::find_if(scenario->policies.begin(), scenario->policies.end(),
                              [&](const PolicySpec& p) { return p.name == name; });
-      if (it == scenario.policies.end()) {
+      if (it == scenario->policies.end()) {
         throw UsageError("--policies: '" + name + "' is not a policy of scenario '" +
-                         scenario.name + "'");
+                         scenario->name + "'");
       }
-      size_t index = static_cast<size_t>(it - scenario.policies.begin());
+      size_t index = static_cast<size_t>(it - scenario->policies.begin());
       if (std::find(chosen.begin(), chosen.end(), index) != chosen.end()) {
         throw UsageError("--policies: '" + name + "' is named twice");
       }
@@ -153,51 +137,130 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     }
     if (chosen.empty()) throw UsageError("--policies: no policy named");
     std::vector<PolicySpec> subset;
-    for (size_t index : chosen) subset.push_back(scenario.policies[index]);
-    scenario.policies = subset;
+    for (size_t index : chosen) subset.push_back(scenario->policies[index]);
+    scenario->policies = subset;
+    // A baseline left out of the run has no capacities to compare with.
+    if (std::none_of(subset.begin(), subset.end(),
+                     [&](const PolicySpec& p) { return p.name == scenario->baseline; })) {
+      scenario->baseline.clear();
+    }
   }
-  scenario.yaml = ScenarioAsRun(scenario.yaml, vm.count("seeds") ? scenario.seeds : 0, chosen);
+  scenario->yaml = ScenarioAsRun(scenario->yaml, vm.count("seeds") ? scenario->seeds : 0, chosen);
+}
+
+// The points an earlier, interrupted run committed, and the partial file this
+// run appends to.
+analysis::PartialFile OpenPartial(const std::string& path, const Scenario& scenario,
+                                  const std::string& hash, bool resume,
+                                  std::vector<analysis::PointResult>* finished,
+                                  spdlog::logger* notes) {
+  bool exists = std::filesystem::exists(path);
+  if (resume && exists) {
+    analysis::PartialFile file = analysis::PartialFile::Resume(path, hash, finished);
+    if (notes) notes->info("resuming {}: {} points already done", path, finished->size());
+    return file;
+  }
+  if (notes && resume) notes->info("--resume: no {} to resume, starting afresh", path);
+  if (notes && exists && !resume) {
+    notes->info("replacing {} left by an interrupted run (--resume would continue it)", path);
+  }
+  return analysis::PartialFile::Create(path, hash, scenario.yaml);
+}
+
+int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  po::options_description options("run");
+  options.add_options()("scenario", po::value<std::string>())(
+      "set", po::value<std::vector<std::string>>()->composing())("out", po::value<std::string>())(
+      "jobs",
+      po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())))(
+      "seeds", po::value<unsigned>())("policies", po::value<std::string>())(
+      "quiet", po::bool_switch())("resume", po::bool_switch())("stop-after", po::value<size_t>());
+  po::positional_options_description positional;
+  positional.add("scenario", 1);
+  po::variables_map vm = Parse(argc, argv, options, positional);
+
+  Scenario scenario = Load(vm);
+  ApplyRunOptions(vm, &scenario);
+  const unsigned jobs = std::max(1u, vm["jobs"].as<unsigned>());
+  const MpiWorld world = CurrentWorld();
+  if (world.rank > 0) {
+#if KVROUTE_HAVE_MPI
+    ServeMpiWorker(scenario, world, jobs);
+#endif
+    return 0;
+  }
+
   std::string out_path = vm.count("out") ? vm["out"].as<std::string>() : scenario.name + ".h5";
   bool quiet = vm["quiet"].as<bool>();
+  // A terminal gets a progress bar; a pipe or a file, a line per point.
+  bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
+  Progress progress(err, terminal, scenario.slos[0].Label());
+  auto note_sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(err, /*force_flush=*/true);
+  spdlog::logger notes("kvroute", note_sink);
+  notes.set_pattern("%v");
 
+  const std::string hash = ScenarioHash(scenario);
   SweepOptions sweep;
-  sweep.jobs = std::max(1u, vm["jobs"].as<unsigned>());
-  // Progress goes to stderr through spdlog, one plain line per finished point.
-  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(err, /*force_flush=*/true);
-  spdlog::logger progress("kvroute", sink);
-  progress.set_pattern("%v");
-  if (!quiet) {
-    sweep.on_point = [&progress, &scenario](size_t done, size_t total,
-                                            const analysis::PointResult& p) {
-      progress.info("[{}/{}] {:<12} qps {:<8g} seed {:<4} {} {:.3f} s  hit {:.1f}%", done, total,
-                    p.policy, p.qps, p.seed, scenario.slos[0].Label(), p.slo_values[0],
-                    100 * p.token_hit_rate);
-    };
-  }
+  analysis::PartialFile partial =
+      OpenPartial(out_path + ".partial", scenario, hash, vm["resume"].as<bool>(), &sweep.finished,
+                  quiet ? nullptr : &notes);
+  // --stop-after N interrupts the sweep once N points have run, as a kill
+  // would (the partial file stays); the resume tests use it.
+  size_t stop_after = vm.count("stop-after") ? vm["stop-after"].as<size_t>() : 0;
+  size_t ran = 0;
+  sweep.on_point = [&](size_t done, size_t known, const analysis::PointResult& p) {
+    partial.Append(p);
+    if (!quiet) progress.OnPoint(done, known, p);
+    if (stop_after > 0 && ++ran >= stop_after) {
+      throw std::runtime_error("stopped after " + std::to_string(ran) + " points (--stop-after); " +
+                               out_path + ".partial keeps them for --resume");
+    }
+  };
+
+  std::unique_ptr<PointExecutor> executor;
+#if KVROUTE_HAVE_MPI
+  if (world.size > 1) executor = std::make_unique<MpiExecutor>(world, jobs);
+#endif
+  if (!executor) executor = std::make_unique<ThreadExecutor>(jobs);
   auto start = std::chrono::steady_clock::now();
-  analysis::SweepResults results = RunSweep(scenario, sweep);
+  analysis::SweepResults results = RunSweep(scenario, *executor, sweep);
+  unsigned workers = executor->workers();
+  executor.reset();
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  if (!quiet) progress.Finish();
 
   out << "kvroute " << kVersion << " — scenario '" << scenario.name << "' (" << scenario.source
       << "): " << scenario.replica_count() << " replicas of " << scenario.profile << ", "
       << scenario.policies.size() << " policies x " << scenario.qps.size() << " loads x "
-      << scenario.seeds << " seeds\n";
+      << scenario.seeds << " seeds";
+  if (results.points.size() > SweepPoints(scenario).size()) {
+    out << " + " << results.points.size() - SweepPoints(scenario).size()
+        << " bisection points (precision " << analysis::FormatNumber("%g", scenario.precision_qps)
+        << " QPS)";
+  }
+  out << "\n";
   analysis::PrintSummaryTables(results, out);
 
-  analysis::FileAttributes attributes{kVersion, scenario.yaml, CommandLine(argc, argv), UtcNow()};
+  analysis::FileAttributes attributes{kVersion, scenario.yaml, CommandLine(argc, argv), UtcNow(),
+                                      hash};
   analysis::WriteResultsHdf5(out_path, attributes, results);
+  partial.Remove();
   uint64_t requests = 0, events = 0;
   for (const analysis::PointResult& p : results.points) {
     requests += p.offered;
     events += p.events;
   }
-  char rate[160];
-  std::snprintf(rate, sizeof rate, "%.0f requests and %.0f events per wall-second",
-                static_cast<double>(requests) / took.count(),
-                static_cast<double>(events) / took.count());
   out << "\nwrote " << out_path << " (" << results.points.size() << " points, " << requests
-      << " simulated requests in " << std::round(took.count() * 10) / 10 << " s on " << sweep.jobs
-      << " threads: " << rate << ")\n";
+      << " simulated requests in " << std::round(took.count() * 10) / 10 << " s on " << workers
+      << (world.size > 1 ? " threads over " + std::to_string(world.size) + " MPI ranks"
+                         : std::string(" threads"))
+      << (sweep.finished.empty() ? ""
+                                 : ", " + std::to_string(sweep.finished.size()) +
+                                       " points resumed from the partial file")
+      << ": " << analysis::FormatNumber("%.0f", static_cast<double>(requests) / took.count())
+      << " requests and "
+      << analysis::FormatNumber("%.0f", static_cast<double>(events) / took.count())
+      << " events per wall-second)\n";
   return 0;
 }
 
@@ -502,9 +565,7 @@ int ListPolicies(std::ostream& out) {
   return 0;
 }
 
-}  // namespace
-
-int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+int RunCommand(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   if (argc < 2) {
     err << kUsage;
     return 2;
@@ -529,6 +590,7 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     if (command == "plan") return Plan(n, rest.data(), out);
     if (command == "workload-stats") return WorkloadStatsCommand(n, rest.data(), out);
     if (command == "trace-stats") return TraceStatsCommand(n, rest.data(), out);
+    if (command == "report") return Report(n, rest.data(), out);
     if (command == "--help" || command == "-h" || command == "help") {
       out << kUsage;
       return 0;
@@ -538,9 +600,8 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
       return 0;
     }
     err << "kvroute: unknown command '" << command
-        << "' (valid: run, point, validate, policies, profiles, calibrate)\n"
-        << "' (valid: run, point, validate, policies, plan)\n"
-        << "' (valid: run, point, validate, policies, workload-stats, trace-stats)\n"
+        << "' (valid: run, point, validate, policies, profiles, calibrate, plan, report, "
+           "workload-stats, trace-stats)\n"
         << kUsage;
     return 2;
   } catch (const UsageError& e) {
@@ -553,6 +614,15 @@ int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& e
     err << "kvroute: " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  int status = RunCommand(argc, argv, out, err);
+  // Under MPI the other ranks may be waiting for this one: end them all.
+  if (status != 0 && CurrentWorld().size > 1) AbortWorld(status);
+  return status;
 }
 
 }  // namespace kvroute::sim

@@ -20,6 +20,22 @@
 namespace kvroute::sim {
 namespace {
 
+// Tenants with their own TTFT histogram in the metrics: the few with the most
+// expected traffic (a tenant is its routing key in this workload).
+constexpr size_t kTrackedTenants = 4;
+
+std::vector<uint32_t> TopTenants(const std::vector<double>& shares) {
+  std::vector<uint32_t> order(shares.size());
+  for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
+  size_t n = std::min(kTrackedTenants, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                    [&](uint32_t a, uint32_t b) {
+                      return shares[a] != shares[b] ? shares[a] > shares[b] : a < b;
+                    });
+  order.resize(n);
+  return order;
+}
+
 std::unique_ptr<models::CostModel> MakeCostModel(const Scenario& scenario,
                                                  const models::Profile& profile) {
   if (scenario.fixed_iteration_s > 0) {
@@ -75,7 +91,8 @@ class ClusterSimulation : public models::ReplicaObserver {
         warmup_(FromSeconds(scenario.warmup_s)),
         workload_(
             models::MakeRequestSource(scenario.workload, spec.seed, spec.qps, end_of_arrivals_)),
-        metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos),
+        metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos,
+                 TopTenants(workload_->key_shares())),
         oracle_(replicas_),
         refresh_(FromSeconds(scenario.signal_refresh_s)),
         deployment_rng_(spec.seed, "router.deployment") {

@@ -83,6 +83,12 @@ struct Scenario {
   std::vector<PolicySpec> policies;
   std::vector<double> qps;   // the load grid, ascending
   double reference_qps = 0;  // common load for the table; 0 means the middle of the grid
+  // Bisection refines each capacity between its last passing and first failing
+  // load until they are at most this far apart, QPS; 0: the grid only.
+  double precision_qps = 0;
+  // Capacities are also reported as a ratio to this policy's, paired by seed;
+  // empty: no ratio.
+  std::string baseline;
   std::vector<analysis::Slo> slos;
   std::vector<FailureEvent> failures;
   uint32_t retry_limit = 1;  // re-routings a request gets after replica failures

@@ -579,6 +579,14 @@ void ParseSweep(MapReader& top, Scenario* s) {
   if (std::find(s->qps.begin(), s->qps.end(), s->reference_qps) == s->qps.end()) {
     top.ctx().Fail(reference, "sweep.reference_qps", "must be one of the loads in sweep.qps");
   }
+  s->precision_qps = sweep.Number("precision_qps", 0, 0);
+  YAML::Node baseline = sweep.node()["baseline"];
+  s->baseline = sweep.String("baseline", "");
+  if (!s->baseline.empty() &&
+      std::none_of(s->policies.begin(), s->policies.end(),
+                   [&](const PolicySpec& p) { return p.name == s->baseline; })) {
+    top.ctx().Fail(baseline, "sweep.baseline", "'" + s->baseline + "' is not one of the policies");
+  }
   sweep.Finish();
 }
 

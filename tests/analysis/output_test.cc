@@ -69,7 +69,9 @@ TEST(TableTest, OneTablePerSloWithEveryPolicy) {
 TEST(Hdf5Test, WritesEveryTableAndTheAttributes) {
   std::string path = (std::filesystem::temp_directory_path() / "kvroute_output_test.h5").string();
   SweepResults r = Sample();
-  WriteResultsHdf5(path, {"0.1.0", "name: x\n", "kvroute run x.yaml", "2026-01-01T00:00:00Z"}, r);
+  WriteResultsHdf5(
+      path,
+      {"0.1.0", "name: x\n", "kvroute run x.yaml", "2026-01-01T00:00:00Z", "0123456789abcdef"}, r);
   EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
   H5::H5File file(path, H5F_ACC_RDONLY);
   EXPECT_EQ(file.openDataSet("points").getSpace().getSimpleExtentNpoints(), 8);

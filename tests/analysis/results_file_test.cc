@@ -1,0 +1,200 @@
+// Point records, the partial file a sweep appends to, and reading a results
+// file back: each must give back exactly what was written.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <sstream>
+
+#include "analysis/hdf5_reader.h"
+#include "analysis/hdf5_writer.h"
+#include "analysis/partial_file.h"
+#include "analysis/point_codec.h"
+#include "analysis/table.h"
+
+namespace kvroute::analysis {
+namespace {
+
+PointResult FullPoint() {
+  PointResult p;
+  p.policy = "cache route";  // a space survives
+  p.qps = 87.5;
+  p.seed = 3;
+  p.refinement_round = 2;
+  p.offered = 10, p.completed = 9, p.unfinished = 1, p.rejected = 2, p.failed = 3;
+  p.retried = 4, p.measured = 8;
+  p.ttft = {0.1, 0.2, std::numeric_limits<double>::infinity(), 1e300, 0.15};
+  p.tpot = {0.01, 0.02, 0.03, 0.04, std::nan("")};
+  p.e2e = {1, 2, 3, 4, 2.5};
+  p.slo_values = {0.3, -0.0};
+  p.token_hit_rate = 1.0 / 3, p.request_hit_rate = 0.7;
+  p.prefill_tokens_computed = 123456789012ULL, p.cache_evictions = 5, p.preemptions = 6;
+  p.replica_failures = 7, p.mean_in_system = 12.25, p.mean_held_kv_blocks = 99.5;
+  p.replica_requests = {4, 0, 5};
+  p.imbalance = 1.25;
+  p.tenants = {{"0", 5, 0.2}, {"other", 3, std::numeric_limits<double>::infinity()}};
+  p.tenant_fairness = 0.875;
+  p.policy_stats = {{"plan_admitted_keys", 17}, {"plan_rebuilds", 2}};
+  p.simulated_s = 300.125;
+  p.events = 424242;
+  p.deployment_names = {"old", "new"};
+  DeploymentSample sample;
+  sample.start_s = 10, sample.deployment = 1, sample.requests = 7, sample.prompt_tokens = 700;
+  sample.hit_tokens = 300, sample.hit_elsewhere = 2, sample.hit_elsewhere_taken = 1;
+  sample.cold_hit_elsewhere = 1, sample.cold_hit_elsewhere_taken = 0;
+  p.deployment_series = {sample};
+  return p;
+}
+
+TEST(PointCodecTest, RoundTripsEveryFieldToTheBit) {
+  PointResult p = FullPoint();
+  std::string record = EncodePoint(p);
+  PointResult q = DecodePoint(record);
+  EXPECT_EQ(EncodePoint(q), record);
+  EXPECT_EQ(q.policy, p.policy);
+  EXPECT_EQ(q.refinement_round, 2u);
+  EXPECT_TRUE(std::isinf(q.ttft.p99));
+  EXPECT_TRUE(std::isnan(q.tpot.mean));
+  EXPECT_TRUE(std::signbit(q.slo_values[1]));
+  EXPECT_EQ(q.token_hit_rate, 1.0 / 3);
+  EXPECT_EQ(q.prefill_tokens_computed, 123456789012ULL);
+  EXPECT_EQ(q.replica_requests, p.replica_requests);
+  ASSERT_EQ(q.tenants.size(), 2u);
+  EXPECT_EQ(q.tenants[1].tenant, "other");
+  EXPECT_EQ(q.policy_stats, p.policy_stats);
+  EXPECT_EQ(q.simulated_s, 300.125);
+  EXPECT_EQ(q.events, 424242u);
+  EXPECT_EQ(q.deployment_names, p.deployment_names);
+  ASSERT_EQ(q.deployment_series.size(), 1u);
+  EXPECT_EQ(q.deployment_series[0].hit_tokens, 300u);
+  EXPECT_EQ(q.deployment_series[0].deployment, 1u);
+}
+
+TEST(PointCodecTest, RefusesADamagedRecord) {
+  std::string record = EncodePoint(FullPoint());
+  EXPECT_THROW(DecodePoint(record.substr(0, record.size() / 2)), PointCodecError);
+  EXPECT_THROW(DecodePoint("not a record"), PointCodecError);
+  EXPECT_THROW(DecodePoint(record + "1 "), PointCodecError);
+}
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / name).string();
+}
+
+TEST(PartialFileTest, ResumeGivesBackTheAppendedPoints) {
+  std::string path = TempPath("kvroute_partial_test.h5.partial");
+  {
+    PartialFile file = PartialFile::Create(path, "00000000000000aa", "name: x\n");
+    PointResult p = FullPoint();
+    file.Append(p);
+    p.seed = 4;
+    file.Append(p);
+  }
+  std::vector<PointResult> points;
+  PartialFile file = PartialFile::Resume(path, "00000000000000aa", &points);
+  ASSERT_EQ(points.size(), 2u);
+  EXPECT_EQ(EncodePoint(points[0]), EncodePoint(FullPoint()));
+  EXPECT_EQ(points[1].seed, 4u);
+  EXPECT_EQ(file.size(), 2u);
+  file.Append(FullPoint());
+  EXPECT_EQ(file.size(), 3u);
+  file.Remove();
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(PartialFileTest, RefusesAnotherScenarioAndLeavesTheFile) {
+  std::string path = TempPath("kvroute_partial_other.h5.partial");
+  { PartialFile::Create(path, "00000000000000aa", "name: x\n").Append(FullPoint()); }
+  std::vector<PointResult> points;
+  try {
+    PartialFile::Resume(path, "00000000000000bb", &points);
+    FAIL() << "resumed another scenario's file";
+  } catch (const PartialFileError& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("different scenario"), std::string::npos);
+  }
+  EXPECT_TRUE(points.empty());
+  std::vector<PointResult> again;
+  PartialFile::Resume(path, "00000000000000aa", &again).Remove();
+  EXPECT_EQ(again.size(), 1u);
+}
+
+SweepResults Sample() {
+  SweepResults r;
+  r.slos = {Slo{LatencyMetric::kTtft, 99, 2.0}, Slo{LatencyMetric::kE2e, 90, 30}};
+  r.baseline = "flat_lb";
+  for (const char* policy : {"flat_lb", "cacheroute"}) {
+    for (double qps : {10.0, 20.0, 30.0}) {
+      for (uint64_t seed : {1, 2, 3}) {
+        PointResult p = FullPoint();
+        p.policy = policy;
+        p.qps = qps;
+        p.seed = seed;
+        p.refinement_round = 0;
+        p.slo_values = {qps / (std::string(policy) == "flat_lb" ? 12.0 : 8.0) + seed * 0.1, qps};
+        if (std::string(policy) == "flat_lb") p.policy_stats.clear();
+        r.points.push_back(p);
+      }
+    }
+  }
+  ComputeCapacityAndSummary(20, &r);
+  return r;
+}
+
+TEST(ResultsFileTest, ReadingBackPrintsTheSameTables) {
+  std::string path = TempPath("kvroute_reader_test.h5");
+  SweepResults written = Sample();
+  WriteResultsHdf5(path, {"0.1.0", "name: x\n", "kvroute run x", "2026-01-01T00:00:00Z", "ab12"},
+                   written);
+  StoredResults read = ReadResultsHdf5(path);
+  EXPECT_EQ(read.attributes.scenario_hash, "ab12");
+  EXPECT_EQ(read.attributes.command_line, "kvroute run x");
+  EXPECT_EQ(read.results.baseline, "flat_lb");
+  std::ostringstream a, b;
+  PrintSummaryTables(written, a);
+  PrintSummaryTables(read.results, b);
+  EXPECT_EQ(a.str(), b.str());
+  EXPECT_NE(a.str().find("vs flat_lb"), std::string::npos);
+  EXPECT_NE(a.str().find("fairness"), std::string::npos);
+  ASSERT_EQ(read.results.points.size(), written.points.size());
+  for (size_t i = 0; i < written.points.size(); ++i) {
+    // The per-deployment time series is not stored in the HDF5 file.
+    PointResult expected = written.points[i];
+    expected.deployment_names.clear();
+    expected.deployment_series.clear();
+    EXPECT_EQ(EncodePoint(read.results.points[i]), EncodePoint(expected)) << i;
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(ResultsFileTest, ANonResultsFileIsAnErrorNamingIt) {
+  std::string path = TempPath("kvroute_not_results.h5");
+  { PartialFile::Create(path, "aa", "name: x\n"); }
+  try {
+    ReadResultsHdf5(path);
+    FAIL();
+  } catch (const ResultsFileError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind(path, 0), 0u) << e.what();
+  }
+  std::filesystem::remove(path);
+}
+
+TEST(BaselineRatioTest, PairedBySeedThenSummarised) {
+  SweepResults r = Sample();
+  for (const SummaryRow& row : r.summary) {
+    if (row.policy == "flat_lb") {
+      EXPECT_EQ(row.ratio.mean, 1.0);
+      EXPECT_EQ(row.ratio.sd, 0.0);
+    }
+  }
+  // SLO 0 (<= 2 s): flat_lb (qps/12 + seed/10) passes 10 and 20 at every
+  // seed, cacheroute (qps/8 + seed/10) only 10: a ratio of 0.5 at each seed.
+  const SummaryRow& cacheroute = r.summary[1];
+  ASSERT_EQ(cacheroute.policy, "cacheroute");
+  EXPECT_EQ(cacheroute.ratio.n, 3u);
+  EXPECT_DOUBLE_EQ(cacheroute.ratio.mean, 0.5);
+}
+
+}  // namespace
+}  // namespace kvroute::analysis

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs one sweep three ways and checks they write the same results (every
+# dataset and attribute of the HDF5 file but created_utc and command_line, and
+# the same tables):
+#   1. one process, --jobs 2;
+#   2. mpirun -np 2 (one thread per rank), when KVROUTE_CHECK_MPI=1 (MPI is
+#      experimental: a 2-rank hang has been seen) and mpirun is available;
+#   3. one process killed with SIGKILL part-way, then run again with --resume.
+#
+#   tests/e2e/distributed_check.sh KVROUTE [kvroute run arguments...]
+set -euo pipefail
+kvroute=$(realpath "$1")
+shift
+here=$(cd "$(dirname "$0")" && pwd)
+python=${KVROUTE_PYTHON:-/usr/bin/python3}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+tables() { sed '/^wrote /d' "$1"; }
+same() {
+  "$python" "$here/same_results.py" reference.h5 "$1.h5"
+  diff <(tables reference.txt) <(tables "$1.txt")
+  echo "$1: same results as one process" >&2
+}
+
+start=$(date +%s)
+"$kvroute" run "$@" --quiet --jobs 2 --out reference.h5 >reference.txt
+echo "one process, --jobs 2: $(($(date +%s) - start)) s; $(tail -1 reference.txt)" >&2
+
+if [ "${KVROUTE_CHECK_MPI:-0}" = 1 ] && command -v mpirun >/dev/null; then
+  root=()
+  if [ "$(id -u)" -eq 0 ]; then root=(--allow-run-as-root); fi
+  start=$(date +%s)
+  mpirun "${root[@]}" --oversubscribe -np 2 "$kvroute" run "$@" --quiet --jobs 1 --out mpi.h5 \
+    </dev/null >mpi.txt
+  echo "mpirun -np 2: $(($(date +%s) - start)) s" >&2
+  same mpi
+else
+  echo "MPI comparison skipped (set KVROUTE_CHECK_MPI=1 with an MPI build to run it)" >&2
+fi
+
+# Killed once a few points are committed: the progress line of a point is
+# printed after the point is in the partial file.
+"$kvroute" run "$@" --jobs 2 --out killed.h5 >/dev/null 2>killed.progress &
+pid=$!
+points=0
+while kill -0 "$pid" 2>/dev/null && [ "$points" -lt 4 ]; do
+  sleep 0.1
+  points=$(grep -c '^\[' killed.progress || true)
+done
+kill -KILL "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+if [ -f killed.h5 ]; then
+  echo "the sweep finished before it could be killed; make it longer" >&2
+  exit 1
+fi
+echo "killed after $points points were committed" >&2
+"$kvroute" run "$@" --quiet --jobs 2 --resume --out killed.h5 >killed.txt
+same killed

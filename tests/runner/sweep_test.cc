@@ -1,0 +1,99 @@
+// The sweep driver on a synthetic model: bisection rounds and resumed points,
+// without simulating a cluster.
+#include <gtest/gtest.h>
+
+#include "analysis/point_codec.h"
+#include "sim/runner/experiment.h"
+
+namespace kvroute::sim {
+namespace {
+
+// A monotone model: the SLO metric is load / 100 seconds, so an SLO of
+// threshold T is met exactly up to 100·T QPS.
+class MonotoneModel : public PointExecutor {
+ public:
+  void Run(const Scenario& scenario, std::span<const PointSpec> specs,
+           const PointResultFn& on_result) override {
+    for (size_t i = 0; i < specs.size(); ++i) {
+      analysis::PointResult p;
+      p.policy = scenario.policies[specs[i].policy_index].name;
+      p.qps = specs[i].qps;
+      p.seed = specs[i].seed;
+      p.slo_values.assign(scenario.slos.size(), specs[i].qps / 100);
+      ++ran;
+      on_result(i, p);
+    }
+  }
+  unsigned workers() const override { return 1; }
+  size_t ran = 0;
+};
+
+Scenario Synthetic(double precision) {
+  Scenario s;
+  s.name = "synthetic";
+  s.seeds = 2;
+  s.policies = {PolicySpec{"a", {}, ""}, PolicySpec{"b", {}, ""}};
+  s.qps = {10, 20, 40, 80, 160};
+  s.reference_qps = 40;
+  s.slos = {analysis::Slo{analysis::LatencyMetric::kTtft, 99, 0.737},
+            analysis::Slo{analysis::LatencyMetric::kTtft, 99, 5}};  // above the grid
+  s.precision_qps = precision;
+  return s;
+}
+
+TEST(BisectionTest, FindsAKnownThresholdToThePrecision) {
+  MonotoneModel model;
+  analysis::SweepResults r = RunSweep(Synthetic(0.5), model, {});
+  for (const analysis::CapacityRow& c : r.capacity) {
+    if (c.slo_index == 0) {
+      EXPECT_LE(c.capacity.qps, 73.7);
+      EXPECT_GT(c.capacity.qps, 73.7 - 0.5);
+      EXPECT_FALSE(c.capacity.left_censored || c.capacity.right_censored);
+    } else {
+      EXPECT_EQ(c.capacity.qps, 160);  // censored: not refined
+      EXPECT_TRUE(c.capacity.right_censored);
+    }
+  }
+  // 40..80 halves to 0.5 QPS in 7 rounds, for each of 2 policies × 2 seeds.
+  EXPECT_EQ(r.points.size(), 20u + 4 * 7);
+  EXPECT_EQ(r.points.back().refinement_round, 7u);
+  EXPECT_EQ(r.points.front().refinement_round, 0u);
+}
+
+TEST(BisectionTest, GridOnlyWithoutAPrecision) {
+  MonotoneModel model;
+  analysis::SweepResults r = RunSweep(Synthetic(0), model, {});
+  EXPECT_EQ(r.points.size(), 20u);
+  EXPECT_EQ(r.capacity.front().capacity.qps, 40);
+}
+
+TEST(SweepTest, ResumedPointsAreNotRunAgainAndGiveTheSameResults) {
+  MonotoneModel full_model;
+  analysis::SweepResults full = RunSweep(Synthetic(0.5), full_model, {});
+  SweepOptions resumed;
+  resumed.finished.assign(full.points.begin(), full.points.begin() + 25);
+  MonotoneModel rest_model;
+  analysis::SweepResults rest = RunSweep(Synthetic(0.5), rest_model, resumed);
+  EXPECT_EQ(rest_model.ran, full.points.size() - 25);
+  ASSERT_EQ(rest.points.size(), full.points.size());
+  for (size_t i = 0; i < full.points.size(); ++i) {
+    EXPECT_EQ(analysis::EncodePoint(rest.points[i]), analysis::EncodePoint(full.points[i]));
+  }
+}
+
+TEST(SweepTest, ScenarioHashChangesWithWhatIsRun) {
+  Scenario s = Synthetic(0);
+  s.yaml = "name: synthetic\n";
+  std::string hash = ScenarioHash(s);
+  EXPECT_EQ(hash.size(), 16u);
+  EXPECT_EQ(ScenarioHash(s), hash);
+  Scenario more_seeds = s;
+  more_seeds.seeds = 3;
+  EXPECT_NE(ScenarioHash(more_seeds), hash);
+  Scenario other_yaml = s;
+  other_yaml.yaml = "name: synthetic\nduration_s: 61\n";
+  EXPECT_NE(ScenarioHash(other_yaml), hash);
+}
+
+}  // namespace
+}  // namespace kvroute::sim
