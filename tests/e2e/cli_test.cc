@@ -1,7 +1,5 @@
 // End-to-end: the kvroute command line on the built-in quickstart, as README
 // tells a user to run it.
-#include "sim/runner/cli.h"
-
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
 
@@ -11,22 +9,10 @@
 #include <regex>
 #include <sstream>
 
+#include "tests/e2e/cli_harness.h"
+
 namespace kvroute::sim {
 namespace {
-
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-Outcome Cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "kvroute");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  int status = RunCli(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
 
 std::filesystem::path TempDir() {
   auto dir = std::filesystem::temp_directory_path() / "kvroute_e2e";

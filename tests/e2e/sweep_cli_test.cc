@@ -10,24 +10,10 @@
 
 #include "analysis/hdf5_reader.h"
 #include "analysis/point_codec.h"
-#include "sim/runner/cli.h"
+#include "tests/e2e/cli_harness.h"
 
 namespace kvroute::sim {
 namespace {
-
-struct Outcome {
-  int status;
-  std::string out, err;
-};
-
-Outcome Cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "kvroute");
-  std::vector<const char*> argv;
-  for (const std::string& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  int status = RunCli(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {status, out.str(), err.str()};
-}
 
 // Per process: ctest runs each test in its own process, several at a time.
 std::filesystem::path Dir() {
