@@ -146,7 +146,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     series_bucket_ = FromSeconds(scenario.series_interval_s);
   }
 
-  analysis::PointResult Run(RunStatistics* statistics) {
+  analysis::PointResult Run() {
     if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
     for (uint32_t d = 0; d < deployments_.size(); ++d) {
       const Time interval = deployments_[d].interval;
@@ -217,13 +217,11 @@ class ClusterSimulation : public models::ReplicaObserver {
     result.qps = spec_.qps;
     result.seed = spec_.seed;
     metrics_.Summarize(&result);
-    uint64_t iterations = 0;
     for (const auto& replica : replicas_) {
       result.prefill_tokens_computed += replica->counters().prefill_tokens_computed;
       result.cache_evictions += replica->kv_cache().counters().evictions;
       result.preemptions += replica->counters().preemptions;
       result.replica_failures += replica->counters().failures;
-      iterations += replica->counters().iterations;
     }
     if (deployments_.size() == 1) {
       result.policy_stats = deployments_[0].policy->Stats();
@@ -242,7 +240,6 @@ class ClusterSimulation : public models::ReplicaObserver {
         held_block_seconds_ / window / static_cast<double>(replicas_.size());
     result.simulated_s = ToSeconds(events_.Now());
     result.events = handled;
-    if (statistics) *statistics = RunStatistics{.events = handled, .iterations = iterations};
     return result;
   }
 
@@ -463,10 +460,9 @@ class ClusterSimulation : public models::ReplicaObserver {
 
 }  // namespace
 
-analysis::PointResult RunPoint(const Scenario& scenario, const PointSpec& spec,
-                               RunStatistics* statistics) {
+analysis::PointResult RunPoint(const Scenario& scenario, const PointSpec& spec) {
   ClusterSimulation simulation(scenario, spec);
-  return simulation.Run(statistics);
+  return simulation.Run();
 }
 
 }  // namespace kvroute::sim

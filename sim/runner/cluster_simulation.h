@@ -19,14 +19,8 @@ struct PointSpec {
   uint64_t seed = 0;
 };
 
-struct RunStatistics {
-  uint64_t events = 0;
-  uint64_t iterations = 0;
-};
-
 // Deterministic: the same scenario and spec give a bit-identical result.
-analysis::PointResult RunPoint(const Scenario& scenario, const PointSpec& spec,
-                               RunStatistics* statistics = nullptr);
+analysis::PointResult RunPoint(const Scenario& scenario, const PointSpec& spec);
 
 }  // namespace kvroute::sim
 
