@@ -20,7 +20,7 @@ CalibrationReport Calibrate(const Scenario& scenario, size_t slo_index) {
   // One replica, the whole key mix, routed trivially.
   Scenario single = scenario;
   single.deployments = {DeploymentSpec{"calibration", 1, 1}};
-  single.policies = {PolicySpec{"round_robin", {}, "calibrate"}};
+  single.policies = {PolicySpec{"round_robin", "round_robin", {}, "calibrate"}};
   const analysis::Slo& slo = scenario.slos[slo_index];
   CalibrationReport report;
 

@@ -124,7 +124,7 @@ void ApplyRunOptions(const po::variables_map& vm, Scenario* scenario) {
   if (vm.count("policies")) {
     for (const std::string& name : SplitCommas(vm["policies"].as<std::string>())) {
       auto it = std::find_if(scenario->policies.begin(), scenario->policies.end(),
-                             [&](const PolicySpec& p) { return p.name == name; });
+                             [&](const PolicySpec& p) { return p.label == name; });
       if (it == scenario->policies.end()) {
         throw UsageError("--policies: '" + name + "' is not a policy of scenario '" +
                          scenario->name + "'");
@@ -141,7 +141,7 @@ void ApplyRunOptions(const po::variables_map& vm, Scenario* scenario) {
     scenario->policies = subset;
     // A baseline left out of the run has no capacities to compare with.
     if (std::none_of(subset.begin(), subset.end(),
-                     [&](const PolicySpec& p) { return p.name == scenario->baseline; })) {
+                     [&](const PolicySpec& p) { return p.label == scenario->baseline; })) {
       scenario->baseline.clear();
     }
   }
@@ -280,12 +280,12 @@ int Point(int argc, const char* const* argv, std::ostream& out) {
   std::string name = vm["policy"].as<std::string>();
   PointSpec spec;
   auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
-                         [&](const PolicySpec& p) { return p.name == name; });
+                         [&](const PolicySpec& p) { return p.label == name; });
   if (it != scenario.policies.end()) {
     spec.policy_index = static_cast<size_t>(it - scenario.policies.begin());
   } else {
     policies::FindPolicy(name);  // a known policy the scenario does not list: defaults
-    scenario.policies.push_back(PolicySpec{name, {}, "--policy"});
+    scenario.policies.push_back(PolicySpec{name, name, {}, "--policy"});
     spec.policy_index = scenario.policies.size() - 1;
   }
   spec.qps = vm["qps"].as<double>();

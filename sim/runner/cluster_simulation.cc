@@ -213,7 +213,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     }
 
     analysis::PointResult result;
-    result.policy = scenario_.policies[spec_.policy_index].name;
+    result.policy = scenario_.policies[spec_.policy_index].label;
     result.qps = spec_.qps;
     result.seed = spec_.seed;
     metrics_.Summarize(&result);

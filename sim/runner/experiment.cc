@@ -39,7 +39,7 @@ std::vector<PointSpec> RefinementPoints(const Scenario& scenario,
     for (uint64_t seed : scenario.SeedList()) {
       std::vector<const analysis::PointResult*> mine;
       for (const analysis::PointResult& r : points) {
-        if (r.policy == scenario.policies[p].name && r.seed == seed) mine.push_back(&r);
+        if (r.policy == scenario.policies[p].label && r.seed == seed) mine.push_back(&r);
       }
       std::sort(mine.begin(), mine.end(),
                 [](const auto* a, const auto* b) { return a->qps < b->qps; });
@@ -85,7 +85,7 @@ analysis::SweepResults RunSweep(const Scenario& scenario, PointExecutor& executo
     std::vector<size_t> slots;
     for (size_t i = 0; i < round.size(); ++i) {
       auto it = finished.find(
-          KeyOf(scenario.policies[round[i].policy_index].name, round[i].qps, round[i].seed));
+          KeyOf(scenario.policies[round[i].policy_index].label, round[i].qps, round[i].seed));
       if (it != finished.end()) {
         results.points[first + i] = *it->second;
         ++done;
@@ -110,7 +110,7 @@ analysis::SweepResults RunSweep(const Scenario& scenario, PointExecutor& executo
 std::string ScenarioHash(const Scenario& scenario) {
   std::string identity =
       scenario.yaml + "\n# seeds: " + std::to_string(scenario.seeds) + "\n# policies:";
-  for (const PolicySpec& p : scenario.policies) identity += " " + p.name;
+  for (const PolicySpec& p : scenario.policies) identity += " " + p.label;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(HashString(identity)));
   return hex;

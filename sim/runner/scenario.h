@@ -46,7 +46,11 @@ struct FailureEvent {
 };
 
 struct PolicySpec {
-  std::string name;
+  std::string name;  // the registry's name
+  // How points, tables and --policies/--policy/sweep.baseline refer to this
+  // entry; the name unless `label` is given, so that one policy can be listed
+  // with several parameter sets (seed 003 §5.3's ablation).
+  std::string label;
   std::vector<policies::ParamValue> params;  // as given; defaults fill the rest
   std::string where;                         // file:line of the entry
 };

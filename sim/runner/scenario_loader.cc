@@ -530,6 +530,12 @@ void ParsePolicies(MapReader& top, Scenario* s) {
       for (const auto& kv : entry) {
         std::string key = kv.first.as<std::string>();
         if (key == "name") continue;
+        if (key == "label") {
+          if (!kv.second.IsScalar() || kv.second.as<std::string>().empty())
+            ctx.Fail(kv.second, path + ".label", "expected a non-empty name");
+          spec.label = kv.second.as<std::string>();
+          continue;
+        }
         double value = 0;
         std::string text;
         if (!kv.second.IsScalar()) {
@@ -549,9 +555,11 @@ void ParsePolicies(MapReader& top, Scenario* s) {
       if (message.rfind("unknown policy", 0) == 0) ctx.Fail(name_node, path + ".name", message);
       throw ScenarioError(message);
     }
+    if (spec.label.empty()) spec.label = spec.name;
     for (const PolicySpec& other : s->policies) {
-      if (other.name == spec.name)
-        ctx.Fail(entry, path, "policy '" + spec.name + "' is listed twice");
+      if (other.label == spec.label)
+        ctx.Fail(entry, path,
+                 "policy '" + spec.label + "' is listed twice (give one a different 'label')");
     }
     s->policies.push_back(spec);
   }
@@ -584,7 +592,7 @@ void ParseSweep(MapReader& top, Scenario* s) {
   s->baseline = sweep.String("baseline", "");
   if (!s->baseline.empty() &&
       std::none_of(s->policies.begin(), s->policies.end(),
-                   [&](const PolicySpec& p) { return p.name == s->baseline; })) {
+                   [&](const PolicySpec& p) { return p.label == s->baseline; })) {
     top.ctx().Fail(baseline, "sweep.baseline", "'" + s->baseline + "' is not one of the policies");
   }
   sweep.Finish();

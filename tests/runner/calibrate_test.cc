@@ -37,7 +37,7 @@ TEST(CalibrateTest, QCapIsTheSingleReplicaKnee) {
   EXPECT_LE(r.first_failing - r.q_cap, 0.02 * r.first_failing);
   Scenario single = s;
   single.deployments = {DeploymentSpec{"one", 1, 1}};
-  single.policies = {PolicySpec{"round_robin", {}, ""}};
+  single.policies = {PolicySpec{"round_robin", "round_robin", {}, ""}};
   EXPECT_TRUE(s.slos[0].Met(RunPoint(single, PointSpec{0, r.q_cap, s.seed}).slo_values[0]));
   EXPECT_FALSE(
       s.slos[0].Met(RunPoint(single, PointSpec{0, r.first_failing, s.seed}).slo_values[0]));

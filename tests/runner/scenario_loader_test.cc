@@ -225,4 +225,26 @@ TEST(ScenarioLoaderTest, WeightStepsOutOfOrderAndRepeatedNamesAreErrors) {
 }
 
 }  // namespace
+TEST(ScenarioLoaderTest, LabelsListOnePolicyWithSeveralParameterSets) {
+  std::string text = Replace(kMinimal, "  - {name: cacheroute, q_cap: 5}",
+                             "  - {name: cacheroute, q_cap: 5}\n"
+                             "  - {name: cacheroute, label: affinity_only, ablation: affinity}\n"
+                             "sweep: {qps: [1, 2, 4], baseline: affinity_only}");
+  text = Replace(text, "sweep: {qps: [1, 2, 4]}\n", "");
+  Scenario s = LoadScenarioText(text, "s.yaml");
+  ASSERT_EQ(s.policies.size(), 3u);
+  EXPECT_EQ(s.policies[1].label, "cacheroute");
+  EXPECT_EQ(s.policies[2].name, "cacheroute");
+  EXPECT_EQ(s.policies[2].label, "affinity_only");
+  EXPECT_EQ(s.policies[2].params.size(), 1u);  // the label is not a parameter
+  EXPECT_EQ(s.baseline, "affinity_only");
+
+  std::string error = ErrorOf(Replace(kMinimal, "  - {name: cacheroute, q_cap: 5}",
+                                      "  - {name: cacheroute, q_cap: 5}\n"
+                                      "  - {name: cacheroute, q_cap: 9}"));
+  EXPECT_NE(error.find("policy 'cacheroute' is listed twice (give one a different 'label')"),
+            std::string::npos)
+      << error;
+}
+
 }  // namespace kvroute::sim

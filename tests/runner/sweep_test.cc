@@ -32,7 +32,7 @@ Scenario Synthetic(double precision) {
   Scenario s;
   s.name = "synthetic";
   s.seeds = 2;
-  s.policies = {PolicySpec{"a", {}, ""}, PolicySpec{"b", {}, ""}};
+  s.policies = {PolicySpec{"a", "a", {}, ""}, PolicySpec{"b", "b", {}, ""}};
   s.qps = {10, 20, 40, 80, 160};
   s.reference_qps = 40;
   s.slos = {analysis::Slo{analysis::LatencyMetric::kTtft, 99, 0.737},
