@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Re-runs every experiment of the CacheRoute paper (seed 003) and the canary
+# note (seed 000) from scenarios/paper/, then writes the side-by-side tables of
+# docs/REPRODUCING.md and the plots.
+#
+#   scripts/reproduce.sh [OUT_DIR]        (default: reproduce/)
+#
+# Needs a Release build (scripts/bootstrap.sh run or test makes one). Each run
+# writes OUT_DIR/NAME.h5 and NAME.txt; OUT_DIR/timings.txt has the wall and
+# CPU seconds of each; OUT_DIR/tables.md the tables; OUT_DIR/plots/NAME/ the
+# PNGs of `kvroute report --plots`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-reproduce}
+kvroute=build/release/kvroute
+python=${KVROUTE_PYTHON:-/usr/bin/python3}
+jobs=$(nproc)
+if [ ! -x "$kvroute" ]; then
+  echo "no $kvroute: run scripts/bootstrap.sh test first" >&2
+  exit 1
+fi
+mkdir -p "$out/plots"
+: >"$out/timings.txt"
+
+bootstrap_gaps='{kind: bootstrap, file: ../shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv, block: 64}'
+
+# run NAME SCENARIO [kvroute run arguments...]
+run() {
+  local name=$1 scenario=$2
+  shift 2
+  local TIMEFORMAT='%R %U %S' times
+  if ! times=$({ time "$kvroute" run "$scenario" "$@" --quiet --jobs "$jobs" \
+    --out "$out/$name.h5" >"$out/$name.txt" 2>"$out/$name.err"; } 2>&1); then
+    cat "$out/$name.err" >&2
+    exit 1
+  fi
+  rm -f "$out/$name.err"
+  read -r wall user sys <<<"$times"
+  printf '%-18s wall %7.1f s   cpu %7.1f s\n' "$name" "$wall" "$(awk "BEGIN{print $user + $sys}")" |
+    tee -a "$out/timings.txt" >&2
+  "$kvroute" report "$out/$name.h5" --plots "$out/plots/$name" >/dev/null
+}
+
+# point_json NAME SCENARIO [kvroute point arguments...]
+point_json() {
+  local name=$1 scenario=$2
+  shift 2
+  local TIMEFORMAT='%R' wall
+  wall=$({ time "$kvroute" point "$scenario" "$@" --json >"$out/$name.json"; } 2>&1)
+  printf '%-18s wall %7.1f s\n' "$name" "$wall" | tee -a "$out/timings.txt" >&2
+}
+
+total_start=$(date +%s)
+run flagship scenarios/paper/flagship.yaml
+run second_k128 scenarios/paper/second_workload.yaml
+run second_k256 scenarios/paper/second_workload.yaml --set workload.active_keys=256
+run ablation scenarios/paper/ablation.yaml
+run regime_win scenarios/paper/regime_win.yaml
+run regime_lose scenarios/paper/regime_lose.yaml
+run regime_tie scenarios/paper/regime_tie.yaml
+run bursty_gamma scenarios/paper/flagship.yaml --policies flat_lb,cacheroute --seeds 3 \
+  --set 'workload.arrivals={kind: gamma, cv: 1.9}'
+run bursty_bootstrap scenarios/paper/flagship.yaml --policies flat_lb,cacheroute --seeds 3 \
+  --set "workload.arrivals=$bootstrap_gaps"
+run drift scenarios/paper/drift.yaml
+run precision_k128 scenarios/paper/precision_fp16.yaml
+run precision_k256 scenarios/paper/precision_fp16.yaml --set workload.active_keys=256
+run qcap_head00 scenarios/paper/qcap.yaml
+for share in 05 15 25 45; do
+  run qcap_head$share scenarios/paper/qcap.yaml --set "workload.whales=[0.$share]"
+done
+run cluster_r8 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 8}]'
+run cluster_r60 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 60}]'
+point_json canary_lambda10 scenarios/paper/canary.yaml --policy sglang_cache_aware --qps 60
+point_json canary_lambda0 scenarios/paper/canary.yaml --policy sglang_cache_aware --qps 60 \
+  --set cluster.lambda_h=0
+echo "all experiments: $(($(date +%s) - total_start)) s on $jobs cores" | tee -a "$out/timings.txt" >&2
+
+"$python" analysis/paper_tables.py "$out" >"$out/tables.md"
+echo "wrote $out/tables.md" >&2
