@@ -1,0 +1,172 @@
+#!/usr/bin/env python3
+"""Reduced versions of the paper experiments (scenarios/paper/), asserting the
+directions that the full runs of scripts/reproduce.sh show (docs/REPRODUCING.md):
+orderings, and which side of 1.0 a ratio falls. Fewer seeds, shorter runs and
+coarser grids than the full set, so that a change that breaks a reproduced
+claim fails the test suite.
+
+    tests/e2e/paper_directions.py KVROUTE [EXPERIMENT...]
+
+Run from the repository root (scenarios and traces are found from there).
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import h5py
+import numpy as np
+
+KVROUTE = None
+WORK = None
+FAILURES = []
+
+
+def kvroute(*args):
+    result = subprocess.run([KVROUTE, *args], capture_output=True, text=True)
+    if result.returncode != 0:
+        sys.exit(f"kvroute {' '.join(args)} failed:\n{result.stderr}")
+    return result.stdout
+
+
+def run(name, scenario, *args):
+    """Runs a sweep and returns (points, capacity rows) from its HDF5 file."""
+    out = os.path.join(WORK, name + ".h5")
+    kvroute("run", scenario, "--quiet", "--jobs", str(os.cpu_count() or 1), "--out", out, *args)
+    with h5py.File(out, "r") as f:
+        return f["points"][()], f["capacity"][()]
+
+
+def mean(points, policy, column, qps=None):
+    rows = points[points["policy"] == policy.encode()]
+    if qps is not None:
+        rows = rows[rows["qps"] == qps]
+    return float(np.mean(rows[column]))
+
+
+def capacity(cap, policy, slo_index=0):
+    return float(np.mean(cap[(cap["policy"] == policy.encode()) & (cap["slo_index"] == slo_index)]
+                         ["capacity_qps"]))
+
+
+def check(condition, claim, detail):
+    print(("ok    " if condition else "FAIL  ") + claim + f"  ({detail})")
+    if not condition:
+        FAILURES.append(claim)
+
+
+def flagship():
+    pts, cap = run("flagship", "scenarios/paper/flagship.yaml", "--seeds", "1",
+                   "--set", "duration_s=150", "--set", "warmup_s=40",
+                   "--set", "sweep.qps=[40, 80, 100, 140]", "--set", "sweep.reference_qps=100",
+                   "--policies", "flat_lb,sticky,chwbl,cacheroute")
+    hit = {p: mean(pts, p, "token_hit_rate", 100) for p in ("flat_lb", "sticky", "chwbl", "cacheroute")}
+    check(hit["cacheroute"] > hit["flat_lb"] + 0.2, "§5.1 CacheRoute's hit rate far above Flat-LB's",
+          f"{hit['cacheroute']:.3f} vs {hit['flat_lb']:.3f}")
+    check(hit["sticky"] > hit["flat_lb"] and hit["chwbl"] > hit["flat_lb"],
+          "§5.1 affinity policies hit more than Flat-LB", str(hit))
+    p99 = {p: mean(pts, p, "ttft_p99_s", 100) for p in ("sticky", "cacheroute")}
+    check(p99["cacheroute"] < p99["sticky"], "§5.1 CacheRoute's p99 at 100 QPS below Sticky's",
+          str(p99))
+    caps = {p: capacity(cap, p, 1) for p in ("flat_lb", "sticky", "cacheroute")}
+    check(caps["cacheroute"] >= caps["flat_lb"] and caps["cacheroute"] > caps["sticky"],
+          "§5.1 CacheRoute's capacity at 3.5 s at least Flat-LB's and above Sticky's", str(caps))
+
+
+def ablation():
+    pts, cap = run("ablation", "scenarios/paper/ablation.yaml", "--seeds", "1",
+                   "--set", "duration_s=60", "--set", "warmup_s=20",
+                   "--set", "sweep.qps=[120, 240, 360, 500]")
+    imb = {p: mean(pts, p, "imbalance", 240) for p in ("affinity", "replication", "cacheroute")}
+    check(imb["affinity"] > imb["replication"] > imb["cacheroute"],
+          "§5.3 imbalance falls as replication, then LPT, are added", str(imb))
+    hit = {p: mean(pts, p, "token_hit_rate", 240) for p in ("flat_lb", "affinity", "cacheroute")}
+    check(hit["affinity"] > hit["flat_lb"] + 0.15 and hit["cacheroute"] > hit["flat_lb"] + 0.15,
+          "§5.3 affinity lifts the hit rate well above Flat-LB's", str(hit))
+    caps = {p: capacity(cap, p) for p in ("flat_lb", "affinity", "replication", "cacheroute")}
+    check(caps["cacheroute"] >= max(caps["flat_lb"], caps["affinity"], caps["replication"]),
+          "§5.3 only the full planner reaches the highest capacity", str(caps))
+
+
+def regimes():
+    _, cap = run("regime_lose", "scenarios/paper/regime_lose.yaml", "--seeds", "1",
+                 "--set", "duration_s=150", "--set", "warmup_s=30")
+    ratio = capacity(cap, "cacheroute") / capacity(cap, "flat_lb")
+    check(ratio < 1.0, "§5.4 with little recoverable prefix affinity loses capacity", f"{ratio:.2f}")
+    pts, _ = run("regime_win", "scenarios/paper/regime_win.yaml", "--seeds", "1",
+                 "--set", "duration_s=60", "--set", "warmup_s=20", "--set", "sweep.qps=[60, 120]",
+                 "--set", "sweep.reference_qps=120")
+    hit = {p: mean(pts, p, "token_hit_rate", 120) for p in ("flat_lb", "cacheroute")}
+    check(hit["cacheroute"] > 2 * hit["flat_lb"], "§5.4 whale regime: affinity multiplies the hit rate",
+          str(hit))
+
+
+def precision():
+    pts, cap = run("precision", "scenarios/paper/precision_fp16.yaml", "--seeds", "1",
+                   "--set", "duration_s=120", "--set", "warmup_s=30",
+                   "--set", "sweep.qps=[30, 40]")
+    rows = cap[cap["slo_index"] == 0]
+    check(all(rows["left_censored"] == 1), "Table 8: in fp16 no policy meets 3.5 s at 30 QPS",
+          str(list(zip(rows["policy"], rows["left_censored"]))))
+    hit = {p: mean(pts, p, "token_hit_rate", 30) for p in ("flat_lb", "cacheroute")}
+    check(hit["cacheroute"] > 2 * hit["flat_lb"] + 0.05, "Table 8: the hit-rate gap remains in fp16",
+          str(hit))
+
+
+def canary():
+    def series(lambda_h):
+        out = kvroute("point", "scenarios/paper/canary.yaml", "--policy", "sglang_cache_aware",
+                      "--qps", "60", "--json", "--set", "duration_s=240",
+                      "--set", f"cluster.lambda_h={lambda_h}")
+        return [s for s in json.loads(out)["deployment_series"] if s["deployment"] == "B"]
+
+    def cold_taken(bucket):  # of prompts A holds entirely and B not at all, B's share
+        return bucket["cold_hit_elsewhere_taken"] / max(1, bucket["cold_hit_elsewhere"])
+
+    warm = series(10)
+    after = [s for s in warm if s["start_s"] >= 120]
+    taken = sum(s["cold_hit_elsewhere_taken"] for s in after)
+    cold = sum(s["cold_hit_elsewhere"] for s in after)
+    check(taken / cold < 0.02,
+          "seed 000: B takes ~9/(2^10+9) = 0.87% of the prompts only A holds (λ_h = 10)",
+          f"{taken}/{cold}")
+    check(after[-1]["share"] > after[0]["share"] + 0.2, "seed 000: B's share rises as it warms",
+          f"{after[0]['share']:.3f} -> {after[-1]['share']:.3f}")
+    plain = series(0)
+    first0 = next(s for s in plain if s["start_s"] >= 120)
+    check(first0["share"] > 0.8, "seed 000: with λ_h = 0 the split is 1:9 at once",
+          f"{first0['share']:.3f}")
+
+
+def drift():
+    pts, _ = run("drift", "scenarios/paper/drift.yaml", "--seeds", "1",
+                 "--set", "sweep.qps=[80]", "--set", "sweep.reference_qps=80")
+    churn = {p: mean(pts, p, "plan_mean_churn") for p in ("every_interval", "churn_aware")}
+    check(churn["every_interval"] > 0.5, "§3.2 a fresh LPT plan moves most key→destination pairs",
+          f"{churn['every_interval']:.3f}")
+    check(churn["churn_aware"] < churn["every_interval"] / 2,
+          "churn-aware replanning moves far fewer pairs", str(churn))
+
+
+EXPERIMENTS = {"flagship": flagship, "ablation": ablation, "regimes": regimes,
+               "precision": precision, "canary": canary, "drift": drift}
+
+
+def main():
+    global KVROUTE, WORK
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    KVROUTE = os.path.abspath(sys.argv[1])
+    chosen = sys.argv[2:] or list(EXPERIMENTS)
+    with tempfile.TemporaryDirectory() as work:
+        WORK = work
+        for name in chosen:
+            EXPERIMENTS[name]()
+    if FAILURES:
+        sys.exit(f"{len(FAILURES)} paper direction(s) broken")
+
+
+if __name__ == "__main__":
+    main()
