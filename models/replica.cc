@@ -47,6 +47,21 @@ bool Replica::Enqueue(uint32_t slot) {
   return true;
 }
 
+uint32_t Replica::WithdrawWaiting(uint64_t request_id) {
+  for (size_t i = 0; i < waiting_.size(); ++i) {
+    const uint32_t slot = waiting_[i];
+    const InFlightRequest& r = pool_[slot];
+    if (r.request.id != request_id) continue;
+    if (r.ever_admitted) return kNoSlot;
+    assert(r.computed_tokens == 0 && r.kv.allocated_blocks() == 0);
+    Unaccount(r);
+    waiting_.erase(i);
+    --load_.waiting;
+    return slot;
+  }
+  return kNoSlot;
+}
+
 void Replica::Schedule(uint32_t slot, uint32_t tokens, bool decode) {
   InFlightRequest& r = pool_[slot];
   batch_.push_back(BatchEntry{slot, tokens, decode});

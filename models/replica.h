@@ -74,6 +74,17 @@ class Replica {
   // never fit in this replica's KV pool.
   bool Enqueue(uint32_t slot);
 
+  // Takes the request `request_id` out of the waiting queue if it has never
+  // been scheduled (it holds no KV and no progress), so a router can queue it
+  // elsewhere. Returns its slot, or kNoSlot if it is not waiting here or was
+  // scheduled before (a preempted request). The pool slot stays the caller's.
+  static constexpr uint32_t kNoSlot = UINT32_MAX;
+  uint32_t WithdrawWaiting(uint64_t request_id);
+
+  // The waiting queue, front first: slots of queued requests.
+  uint32_t waiting_count() const { return static_cast<uint32_t>(waiting_.size()); }
+  uint32_t waiting_slot(uint32_t i) const { return waiting_[i]; }
+
   // Forms the next batch at `now` and returns its duration; 0 means idle.
   // Reports the requests it admits. REQUIRES: !in_iteration().
   sim::Time StartIteration(sim::Time now, ReplicaObserver& observer);

@@ -35,6 +35,8 @@ class CostEstimator {
   double OutstandingWorkSeconds(const models::ReplicaLoad& load) const;
 
   int block_size() const { return block_size_; }
+  // Seconds per prompt token in a full token-budget prefill iteration.
+  double prefill_seconds_per_token() const { return prefill_seconds_per_token_; }
 
  private:
   std::unique_ptr<models::CostModel> owned_;  // when the context gives none

@@ -7,11 +7,13 @@
 
 namespace kvroute::policies {
 
-HashRing::HashRing(uint32_t replicas, uint32_t virtual_nodes) {
+HashRing::HashRing(uint32_t replicas, uint32_t virtual_nodes, uint64_t salt) {
   points_.reserve(static_cast<size_t>(replicas) * virtual_nodes);
   for (uint32_t r = 0; r < replicas; ++r) {
     for (uint32_t i = 0; i < virtual_nodes; ++i) {
-      points_.push_back(Point{sim::Combine(sim::Mix64(r), i), r});
+      // Salt 0 keeps the layout `sticky` and `chwbl` have always had.
+      uint64_t seed = salt == 0 ? sim::Mix64(r) : sim::Combine(salt, r);
+      points_.push_back(Point{sim::Combine(seed, i), r});
     }
   }
   std::sort(points_.begin(), points_.end(), [](const Point& a, const Point& b) {

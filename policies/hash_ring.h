@@ -1,6 +1,7 @@
 // A consistent-hash ring (Karger et al. 1997; shared/reference/policies.md §7):
 // each replica owns `virtual_nodes` points hash(replica, i); a key goes to the
-// first point clockwise from hash(key).
+// first point clockwise from hash(key). A non-zero `salt` lays the points out
+// with another hash function, for policies that need independent rings.
 #ifndef KVROUTE_POLICIES_HASH_RING_H_
 #define KVROUTE_POLICIES_HASH_RING_H_
 
@@ -13,7 +14,7 @@ namespace kvroute::policies {
 
 class HashRing {
  public:
-  HashRing(uint32_t replicas, uint32_t virtual_nodes);
+  HashRing(uint32_t replicas, uint32_t virtual_nodes, uint64_t salt = 0);
 
   // The owner of the first point at or after `hash`, wrapping around.
   uint32_t Successor(uint64_t hash) const;

@@ -29,10 +29,31 @@ class CacheOracle {
   virtual uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const = 0;
 };
 
+// Read-only access to the requests queued on each replica, for policies that
+// move queued work between replicas (DualMap's hotspot rebalancing, whose
+// router holds its own per-instance queues). Implemented by the simulation.
+class QueueView {
+ public:
+  virtual ~QueueView() = default;
+  // Requests in `replica`'s waiting queue, in queue order.
+  virtual uint32_t QueuedCount(uint32_t replica) const = 0;
+  // The i-th of them, or null if it was scheduled before (a preempted request
+  // waiting to be recomputed), which cannot be moved. REQUIRES: i < QueuedCount.
+  virtual const models::Request* Queued(uint32_t replica, uint32_t i) const = 0;
+};
+
+// A queued, never scheduled request to take from replica `from` and queue on `to`.
+struct QueueMove {
+  uint64_t request_id = 0;
+  uint32_t from = 0;
+  uint32_t to = 0;
+};
+
 struct ClusterView {
   std::span<const models::ReplicaLoad> replicas;
   sim::Time now = 0;
   const CacheOracle* cache = nullptr;  // null: no exact cache state offered
+  const QueueView* queues = nullptr;   // null: queued requests not offered
 
   uint32_t size() const { return static_cast<uint32_t>(replicas.size()); }
   bool healthy(uint32_t r) const { return replicas[r].healthy; }
@@ -65,6 +86,14 @@ class Policy {
                           sim::Time /*now*/) {}
   virtual void OnComplete(const models::Request& /*request*/, uint32_t /*replica*/,
                           sim::Time /*now*/) {}
+
+  // Called after each request is dispatched (retries included). Appends to `moves`
+  // the queued requests the policy wants moved. The simulation applies them in
+  // order: a request still queued and never scheduled leaves `from`
+  // (OnComplete there, as for a failed replica's requests) and joins the tail
+  // of `to` (OnDispatch there); other moves are skipped. REQUIRES: each `to`
+  // is healthy.
+  virtual void Rebalance(const ClusterView& /*view*/, std::vector<QueueMove>* /*moves*/) {}
 
   // Period of OnControlTick; 0 means the policy has none.
   virtual sim::Time ControlInterval() const { return 0; }

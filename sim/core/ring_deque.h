@@ -44,6 +44,15 @@ class RingDeque {
     --size_;
   }
 
+  // Removes the i-th element, keeping the order of the rest. O(size()).
+  // REQUIRES: i < size().
+  void erase(size_t i) {
+    assert(i < size_);
+    const size_t mask = items_.size() - 1;
+    for (; i + 1 < size_; ++i) items_[(head_ + i) & mask] = items_[(head_ + i + 1) & mask];
+    --size_;
+  }
+
   void clear() {
     head_ = 0;
     size_ = 0;

@@ -1,6 +1,7 @@
 #include "sim/runner/cluster_simulation.h"
 
 #include <algorithm>
+#include <cassert>
 #include <memory>
 #include <span>
 #include <utility>
@@ -70,12 +71,34 @@ class DeploymentCacheOracle : public policies::CacheOracle {
   uint32_t offset_;
 };
 
+// The waiting queues of one deployment's replicas, indexed from 0 as its
+// policy sees them.
+class DeploymentQueueView : public policies::QueueView {
+ public:
+  DeploymentQueueView(const std::vector<std::unique_ptr<models::Replica>>& replicas,
+                      const models::RequestPool& pool, uint32_t offset)
+      : replicas_(replicas), pool_(pool), offset_(offset) {}
+  uint32_t QueuedCount(uint32_t replica) const override {
+    return replicas_[offset_ + replica]->waiting_count();
+  }
+  const models::Request* Queued(uint32_t replica, uint32_t i) const override {
+    const models::InFlightRequest& r = pool_[replicas_[offset_ + replica]->waiting_slot(i)];
+    return r.ever_admitted ? nullptr : &r.request;
+  }
+
+ private:
+  const std::vector<std::unique_ptr<models::Replica>>& replicas_;
+  const models::RequestPool& pool_;
+  uint32_t offset_;
+};
+
 // A deployment: a contiguous range of replicas with its own policy instance.
 struct Deployment {
   uint32_t offset = 0;
   uint32_t size = 0;
   std::unique_ptr<policies::Policy> policy;
   std::unique_ptr<DeploymentCacheOracle> oracle;
+  std::unique_ptr<DeploymentQueueView> queues;
   Time interval = 0;  // the policy's control interval
 };
 
@@ -134,6 +157,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       deployment.size = d.replicas;
       deployment.policy = info.factory(params, context);
       deployment.oracle = std::make_unique<DeploymentCacheOracle>(oracle_, offset);
+      deployment.queues = std::make_unique<DeploymentQueueView>(replicas_, pool_, offset);
       deployment.interval = deployment.policy->ControlInterval();
       for (uint32_t r = 0; r < d.replicas; ++r)
         deployment_of_.push_back(static_cast<uint32_t>(deployments_.size()));
@@ -271,7 +295,8 @@ class ClusterSimulation : public models::ReplicaObserver {
       for (size_t r = 0; r < loads_.size(); ++r) seen_loads_[r].healthy = loads_[r].healthy;
       loads = seen_loads_;
     }
-    return policies::ClusterView{loads.subspan(dep.offset, dep.size), now, dep.oracle.get()};
+    return policies::ClusterView{loads.subspan(dep.offset, dep.size), now, dep.oracle.get(),
+                                 dep.queues.get()};
   }
 
   policies::Policy& PolicyOf(uint32_t replica) {
@@ -366,9 +391,36 @@ class ClusterSimulation : public models::ReplicaObserver {
       dep.policy->OnDispatch(r.request, local, now);
       metrics_.OnDispatched(r.request, target);
       StartIteration(target, now);
+      ApplyMoves(d, now);
     } else {
       metrics_.OnRejected(r.request);
       pool_.Release(slot);
+    }
+  }
+
+  // The queued requests deployment d's policy moves after a dispatch. A moved
+  // request keeps its slot, arrival time and metrics; `replica_requests`
+  // still counts it where it was first dispatched.
+  void ApplyMoves(uint32_t d, Time now) {
+    Deployment& dep = deployments_[d];
+    moves_.clear();
+    dep.policy->Rebalance(View(now, d), &moves_);
+    for (const policies::QueueMove& move : moves_) {
+      assert(move.from < dep.size && move.to < dep.size && move.from != move.to);
+      const uint32_t to = dep.offset + move.to;
+      assert(loads_[to].healthy);
+      const uint32_t slot = replicas_[dep.offset + move.from]->WithdrawWaiting(move.request_id);
+      if (slot == models::Replica::kNoSlot) continue;
+      models::InFlightRequest& r = pool_[slot];
+      dep.policy->OnComplete(r.request, move.from, now);  // it no longer waits there
+      r.replica = to;
+      if (!replicas_[to]->Enqueue(slot)) {  // replicas share one pool size: cannot happen
+        metrics_.OnRejected(r.request);
+        pool_.Release(slot);
+        continue;
+      }
+      dep.policy->OnDispatch(r.request, move.to, now);
+      StartIteration(to, now);
     }
   }
 
@@ -443,8 +495,9 @@ class ClusterSimulation : public models::ReplicaObserver {
   models::RequestPool pool_;
   std::vector<models::ReplicaLoad> loads_;
   std::vector<std::unique_ptr<models::Replica>> replicas_;
-  std::vector<uint64_t> iteration_event_;  // per replica: sequence of its pending iteration
-  std::vector<uint32_t> dropped_;          // scratch for failures
+  std::vector<uint64_t> iteration_event_;   // per replica: sequence of its pending iteration
+  std::vector<uint32_t> dropped_;           // scratch for failures
+  std::vector<policies::QueueMove> moves_;  // scratch for a policy's queue moves
   ReplicaCacheOracle oracle_;
   Time refresh_;                                 // signal poll period; 0 = live
   std::vector<models::ReplicaLoad> seen_loads_;  // the router's last poll

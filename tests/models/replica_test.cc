@@ -226,6 +226,48 @@ TEST_F(ReplicaTest, RunningSequencesAreCapped) {
   EXPECT_EQ(load_.waiting, 2u);
 }
 
+TEST_F(ReplicaTest, WithdrawnWaitingRequestLeavesNoTrace) {
+  Make(SchedulerConfig{.max_num_batched_tokens = 8192, .max_num_seqs = 1}, 2000);
+  uint32_t a = Add(320, 5, 1, 0), b = Add(200, 7, 2, 0), c = Add(100, 3, 3, 0);
+  replica_->StartIteration(now_, *this);  // a runs; b and c wait (one sequence at a time)
+  const ReplicaLoad before = load_;
+  EXPECT_EQ(replica_->WithdrawWaiting(pool_[b].request.id), b);
+  EXPECT_EQ(load_.waiting, before.waiting - 1);
+  EXPECT_EQ(load_.prefill_tokens, before.prefill_tokens - 200);
+  EXPECT_EQ(load_.decode_tokens, before.decode_tokens - 7);
+  EXPECT_EQ(replica_->waiting_count(), 1u);
+  EXPECT_EQ(replica_->waiting_slot(0), c);
+  // Not here any more; a running request cannot be withdrawn.
+  EXPECT_EQ(replica_->WithdrawWaiting(pool_[b].request.id), Replica::kNoSlot);
+  EXPECT_EQ(replica_->WithdrawWaiting(pool_[a].request.id), Replica::kNoSlot);
+  now_ += sim::FromSeconds(0.01);
+  replica_->FinishIteration(now_, *this);
+  RunToIdle();
+  EXPECT_EQ(completed_, (std::vector<uint32_t>{a, c}));
+  EXPECT_EQ(load_.waiting + load_.running, 0u);
+  EXPECT_EQ(load_.prefill_tokens + load_.decode_tokens, 0);
+  EXPECT_EQ(replica_->kv_cache().used_blocks(), replica_->kv_cache().cached_blocks());
+  EXPECT_EQ(replica_->kv_cache().CheckInvariants(), "");
+  EXPECT_FALSE(pool_[b].ever_admitted);
+}
+
+// A preempted request waits again but has been scheduled: it stays.
+TEST_F(ReplicaTest, PreemptedRequestCannotBeWithdrawn) {
+  Make(SchedulerConfig{}, 17);
+  Add(128, 100, 1, 0);
+  uint32_t newer = Add(128, 100, 2, 0);
+  while (replica_->counters().preemptions == 0) {
+    now_ += replica_->StartIteration(now_, *this);
+    replica_->FinishIteration(now_, *this);
+  }
+  ASSERT_EQ(replica_->waiting_count(), 1u);
+  ASSERT_EQ(replica_->waiting_slot(0), newer);
+  EXPECT_EQ(replica_->WithdrawWaiting(pool_[newer].request.id), Replica::kNoSlot);
+  EXPECT_EQ(load_.waiting, 1u);
+  RunToIdle();
+  EXPECT_EQ(completed_.size(), 2u);
+}
+
 TEST_F(ReplicaTest, RequestLargerThanThePoolIsRefused) {
   Make(SchedulerConfig{}, 10);
   uint32_t slot = pool_.Acquire();

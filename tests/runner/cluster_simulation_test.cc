@@ -86,6 +86,30 @@ TEST(ClusterSimulationTest, EveryOfferedRequestCompletesOrIsCounted) {
   }
 }
 
+// DualMap moves queued requests between replicas (Policy::Rebalance). With a
+// TTFT SLO tight enough for its hotspots to form at 150 req/s, requests are
+// moved, and each still completes exactly once, deterministically.
+TEST(ClusterSimulationTest, QueueMovesServeEveryRequestOnce) {
+  Scenario s = Small({"policies=[{name: dualmap, ttft_slo_s: 0.05}]"});
+  Scenario off = Small({"policies=[{name: dualmap, ttft_slo_s: 0.05, rebalance: off}]"});
+  auto stat = [](const analysis::PointResult& r, const std::string& name) {
+    for (const auto& [n, v] : r.policy_stats) {
+      if (n == name) return v;
+    }
+    return -1.0;
+  };
+  analysis::PointResult moved = RunPoint(s, PointSpec{0, 150, 1});
+  analysis::PointResult kept = RunPoint(off, PointSpec{0, 150, 1});
+  EXPECT_GT(stat(moved, "dualmap_rebalance_moves"), 10);
+  EXPECT_EQ(stat(kept, "dualmap_rebalance_moves"), 0);
+  for (const analysis::PointResult& r : {moved, kept}) {
+    EXPECT_EQ(r.offered, r.completed);
+    EXPECT_EQ(r.unfinished + r.rejected + r.failed, 0u);
+  }
+  EXPECT_EQ(analysis::PointToJson(moved, s.slos),
+            analysis::PointToJson(RunPoint(s, PointSpec{0, 150, 1}), s.slos));
+}
+
 TEST(ClusterSimulationTest, OverloadLeavesWorkUnfinishedAndFailsTheSlo) {
   Scenario s = Small();
   analysis::PointResult r = RunPoint(s, PointSpec{2, 400, 1});
