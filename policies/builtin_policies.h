@@ -21,6 +21,7 @@ PolicyInfo FlexLbPolicyInfo();
 PolicyInfo DynamoKvPolicyInfo();
 PolicyInfo LlmdPolicyInfo();
 PolicyInfo SglangCacheAwarePolicyInfo();
+PolicyInfo PreblePolicyInfo();
 
 }  // namespace kvroute::policies
 

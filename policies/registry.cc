@@ -16,7 +16,7 @@ std::vector<PolicyInfo> MakeTable() {
           LeastLoadedPolicyInfo(),      StickyPolicyInfo(),          ChwblPolicyInfo(),
           PrefixHashPolicyInfo(),       SessionAffinityPolicyInfo(), SoftmaxPolicyInfo(),
           FlexLbPolicyInfo(),           DynamoKvPolicyInfo(),        LlmdPolicyInfo(),
-          SglangCacheAwarePolicyInfo(), CacheRoutePolicyInfo()};
+          SglangCacheAwarePolicyInfo(), PreblePolicyInfo(),          CacheRoutePolicyInfo()};
 }
 
 template <typename Items, typename Name>
