@@ -24,8 +24,17 @@ PrebleHistogram::PrebleHistogram(PrebleTree& tree, const CostEstimator& cost, ui
       lists_(gpus) {}
 
 void PrebleHistogram::SetSlot(uint32_t node, uint32_t slot) {
-  if (node >= slot_of_.size()) slot_of_.resize(tree_.size(), kNone);
+  if (tree_.size() > slot_of_.size()) {
+    slot_of_.resize(tree_.size(), kNone);
+    window_below_.resize(tree_.size(), 0);
+  }
+  const bool was = slot_of_[node] != kNone, is = slot != kNone;
   slot_of_[node] = slot;
+  if (was == is) return;
+  for (uint32_t n = node;; n = tree_.parent(n)) {
+    window_below_[n] += is ? 1 : -1;
+    if (n == PrebleTree::kRoot) break;
+  }
 }
 
 uint32_t PrebleHistogram::Count(uint32_t node) const {
@@ -70,7 +79,7 @@ void PrebleHistogram::Apply(uint32_t slot) {
     s.prefill_blocks = blocks;
     s.prefill_context = context;
   }
-  const std::vector<uint32_t>& allocation = tree_.allocation(s.node);
+  const std::span<const uint32_t> allocation = tree_.allocation(s.node);
   s.busy = s.count >= kBusyCount;
   s.share_ns = 0;
   if (allocation.empty()) return;
@@ -122,6 +131,8 @@ void PrebleHistogram::Replicate(uint32_t node, uint32_t gpu) {
   if (slot != kNone) Apply(slot);
 }
 
+// The tree moves the subtree lazily; window nodes in it are written now, as
+// their terms are in the sums. Only branches holding window nodes are walked.
 void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
   const uint32_t only[] = {gpu};
   stack_.assign(1, node);
@@ -129,14 +140,24 @@ void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
     const uint32_t n = stack_.back();
     stack_.pop_back();
     const uint32_t slot = SlotOf(n);
-    if (slot != kNone) Retract(slot);
-    tree_.SetAllocation(n, only);
-    if (slot != kNone) Apply(slot);
-    stack_.insert(stack_.end(), tree_.children(n).begin(), tree_.children(n).end());
+    if (n == node || slot != kNone) {
+      if (slot != kNone) Retract(slot);
+      if (n == node) {
+        tree_.MoveSubtree(n, gpu);
+      } else {
+        tree_.SetAllocation(n, only);
+      }
+      if (slot != kNone) Apply(slot);
+    }
+    if (WindowBelow(n) > (slot != kNone ? 1u : 0u)) {
+      stack_.insert(stack_.end(), tree_.children(n).begin(), tree_.children(n).end());
+    }
   }
 }
 
 void PrebleHistogram::OnSplit(const PrebleTree::Split& split) {
+  if (tree_.size() > window_below_.size()) window_below_.resize(tree_.size(), 0);
+  window_below_[split.parent] = WindowBelow(split.child);  // the same subtree
   const uint32_t slot = SlotOf(split.child);
   if (slot == kNone) return;
   Retract(slot);

@@ -95,6 +95,9 @@ class PrebleHistogram {
   };
 
   uint32_t SlotOf(uint32_t node) const { return node < slot_of_.size() ? slot_of_[node] : kNone; }
+  uint32_t WindowBelow(uint32_t node) const {
+    return node < window_below_.size() ? window_below_[node] : 0;
+  }
   void Retract(uint32_t slot);
   void Apply(uint32_t slot);
   void Unlist(uint32_t slot, uint32_t gpu, uint32_t index);
@@ -107,7 +110,8 @@ class PrebleHistogram {
   int block_size_;
   std::vector<Stat> stats_;
   std::vector<uint32_t> free_;
-  std::vector<uint32_t> slot_of_;  // node -> slot, kNone outside the window
+  std::vector<uint32_t> slot_of_;       // node -> slot, kNone outside the window
+  std::vector<uint32_t> window_below_;  // node -> window nodes in its subtree, itself included
   sim::RingDeque<Entry> entries_;
   std::vector<int64_t> prefill_ns_, busy_prefill_ns_;  // per GPU
   std::vector<int64_t> decode_, busy_decode_;          // Σ ref·decode tokens per GPU

@@ -18,6 +18,7 @@ uint32_t PrebleTree::NewNode(uint32_t parent, std::span<const uint64_t> run) {
   node.parent = parent;
   node.context = nodes_[parent].context + static_cast<uint32_t>(run.size());
   node.run.assign(run.begin(), run.end());
+  node.written = ++clock_;  // empty, and unaffected by earlier moves above it
   nodes_[parent].children.push_back(id);
   starts_.emplace(run.front(), id);
   return id;
@@ -35,7 +36,8 @@ uint32_t PrebleTree::SplitNode(uint32_t child, uint32_t keep) {
   node.context = nodes_[up].context + keep;
   node.run.assign(old.run.begin(), old.run.begin() + keep);
   node.children.push_back(child);
-  node.allocation = old.allocation;
+  node.allocation = old.allocation;  // with its time, so it resolves as the child does
+  node.written = old.written;
   node.refs = old.refs;
   old.run.erase(old.run.begin(), old.run.begin() + keep);
   old.parent = id;
@@ -86,21 +88,49 @@ uint32_t PrebleTree::Find(std::span<const uint64_t> chain) const {
   return node;
 }
 
+// The node's own allocation, unless an ancestor's subtree moved after it
+// was written: then the latest such move's GPU.
+std::span<const uint32_t> PrebleTree::allocation(uint32_t node) const {
+  const Node& self = nodes_[node];
+  uint64_t latest = self.written;
+  const uint32_t* gpu = nullptr;
+  for (uint32_t a = self.parent; a != kNone; a = nodes_[a].parent) {
+    if (nodes_[a].moved > latest) {
+      latest = nodes_[a].moved;
+      gpu = &nodes_[a].moved_to;
+    }
+  }
+  if (gpu != nullptr) return {gpu, 1};
+  return self.allocation;
+}
+
 bool PrebleTree::allocated(uint32_t node, uint32_t gpu) const {
-  const std::vector<uint32_t>& a = nodes_[node].allocation;
+  std::span<const uint32_t> a = allocation(node);
   return std::binary_search(a.begin(), a.end(), gpu);
 }
 
 bool PrebleTree::Allocate(uint32_t node, uint32_t gpu) {
-  std::vector<uint32_t>& a = nodes_[node].allocation;
-  auto it = std::lower_bound(a.begin(), a.end(), gpu);
-  if (it != a.end() && *it == gpu) return false;
-  a.insert(it, gpu);
+  std::span<const uint32_t> current = allocation(node);
+  if (std::binary_search(current.begin(), current.end(), gpu)) return false;
+  Node& self = nodes_[node];
+  if (current.data() != self.allocation.data())
+    self.allocation.assign(current.begin(), current.end());
+  self.allocation.insert(std::lower_bound(self.allocation.begin(), self.allocation.end(), gpu),
+                         gpu);
+  self.written = ++clock_;
   return true;
 }
 
 void PrebleTree::SetAllocation(uint32_t node, std::span<const uint32_t> gpus) {
   nodes_[node].allocation.assign(gpus.begin(), gpus.end());
+  nodes_[node].written = ++clock_;
+}
+
+void PrebleTree::MoveSubtree(uint32_t node, uint32_t gpu) {
+  const uint32_t only[] = {gpu};
+  SetAllocation(node, only);
+  nodes_[node].moved = nodes_[node].written;
+  nodes_[node].moved_to = gpu;
 }
 
 uint32_t PrebleTree::refs(uint32_t node, uint32_t gpu) const {

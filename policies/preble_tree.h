@@ -3,7 +3,10 @@
 // ids: a node holds a run of blocks (a radix edge), split where a new prompt
 // diverges inside it, and nodes are never removed — Preble's tree only grows.
 // Each node carries Preble's `gpu_allocations[node]` and `ref_counter[gpu]`
-// (requests in flight on a GPU whose prompt passes through the node).
+// (requests in flight on a GPU whose prompt passes through the node). A move
+// reallocates a whole subtree, which in Preble's tree holds every prompt ever
+// routed under the node; the move is recorded on the node and its
+// descendants read it lazily, so a move costs O(1) instead of O(subtree).
 //
 // A chained hash fixes its whole prefix, so the block that starts a node
 // identifies it: one map from a node's first block to the node replaces the
@@ -52,12 +55,16 @@ class PrebleTree {
   bool large(uint32_t node) const { return blocks(node) > context_so_far(node); }
   uint32_t size() const { return static_cast<uint32_t>(nodes_.size()); }
 
-  // The GPUs allocated to a node, ascending.
-  const std::vector<uint32_t>& allocation(uint32_t node) const { return nodes_[node].allocation; }
+  // The GPUs allocated to a node, ascending; valid until the tree changes.
+  std::span<const uint32_t> allocation(uint32_t node) const;
   bool allocated(uint32_t node, uint32_t gpu) const;
   // Returns false if `gpu` was already allocated.
   bool Allocate(uint32_t node, uint32_t gpu);
   void SetAllocation(uint32_t node, std::span<const uint32_t> gpus);
+  // update_children after a move: the node and every descendant are
+  // allocated to `gpu` alone. O(1): descendants read it from the node until
+  // their own allocation is written again.
+  void MoveSubtree(uint32_t node, uint32_t gpu);
 
   uint32_t refs(uint32_t node, uint32_t gpu) const;
   // REQUIRES: the count stays non-negative.
@@ -69,7 +76,10 @@ class PrebleTree {
     uint32_t context = 0;       // blocks from the root through this node
     std::vector<uint64_t> run;  // this node's blocks (chained hashes)
     std::vector<uint32_t> children;
-    std::vector<uint32_t> allocation;
+    std::vector<uint32_t> allocation;  // as last written, at `written`
+    uint64_t written = 0;
+    uint64_t moved = 0;  // when MoveSubtree last gave the subtree to `moved_to`
+    uint32_t moved_to = 0;
     std::vector<std::pair<uint32_t, uint32_t>> refs;  // (gpu, count > 0)
   };
 
@@ -79,6 +89,7 @@ class PrebleTree {
   uint32_t MatchRun(uint32_t node, std::span<const uint64_t> chain) const;
 
   std::vector<Node> nodes_;
+  uint64_t clock_ = 0;                             // orders allocation writes and moves
   std::unordered_map<uint64_t, uint32_t> starts_;  // a node's first block -> node
 };
 

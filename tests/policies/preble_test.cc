@@ -62,6 +62,36 @@ TEST(PrebleTreeTest, InsertSplitsWhereAPromptDivergesAndFindsExactPaths) {
   EXPECT_EQ(tree.Find(Blocks(0, 5)), prefix);
 }
 
+TEST(PrebleTreeTest, AMoveReallocatesTheSubtreeButNotLaterNodesOrLaterWrites) {
+  PrebleTree tree;
+  std::vector<PrebleTree::Split> splits;
+  const uint32_t top = tree.Insert(Blocks(0, 8), &splits);
+  const uint32_t old_leaf = tree.Insert(Join(Blocks(0, 8), Blocks(100, 1)), &splits);
+  const uint32_t written_leaf = tree.Insert(Join(Blocks(0, 8), Blocks(200, 1)), &splits);
+  tree.Allocate(old_leaf, 0);
+  tree.Allocate(old_leaf, 2);
+  tree.Allocate(top, 0);
+  tree.MoveSubtree(top, 1);
+  tree.Allocate(written_leaf, 2);  // written after the move: {1, 2}
+  const uint32_t new_leaf = tree.Insert(Join(Blocks(0, 8), Blocks(300, 1)), &splits);
+  EXPECT_EQ(std::vector<uint32_t>(tree.allocation(top).begin(), tree.allocation(top).end()),
+            std::vector<uint32_t>{1});
+  EXPECT_EQ(
+      std::vector<uint32_t>(tree.allocation(old_leaf).begin(), tree.allocation(old_leaf).end()),
+      std::vector<uint32_t>{1});
+  EXPECT_EQ(std::vector<uint32_t>(tree.allocation(written_leaf).begin(),
+                                  tree.allocation(written_leaf).end()),
+            (std::vector<uint32_t>{1, 2}));
+  EXPECT_TRUE(tree.allocation(new_leaf).empty());
+  // A split above a moved-into node keeps what it resolves to.
+  splits.clear();
+  tree.Insert(Join(Blocks(0, 4), Blocks(400, 1)), &splits);
+  ASSERT_EQ(splits.size(), 1u);
+  EXPECT_TRUE(tree.allocated(splits[0].parent, 1));
+  EXPECT_TRUE(tree.allocated(old_leaf, 1));
+  EXPECT_FALSE(tree.allocated(old_leaf, 0));
+}
+
 // Cost model fixture: one 10 ms iteration per prefill chunk.
 class PrebleCostTest : public ::testing::Test {
  protected:
