@@ -114,8 +114,9 @@ class PreblePolicy : public Policy {
       first = it->second;
       first_token_.erase(it);
     }
-    if (!request.block_hashes.empty()) {
-      const uint32_t leaf = tree_.Find(request.block_hashes);
+    const uint32_t leaf =
+        request.block_hashes.empty() ? PrebleTree::kNone : tree_.Find(request.block_hashes);
+    if (leaf != PrebleTree::kNone) {  // nodes are never removed: found if routed here
       if (first != sim::kNever) {
         detector_.Add(now, Important(leaf), replica, sim::ToSeconds(first - request.arrival));
       }
