@@ -132,7 +132,8 @@ class PreblePolicy : public Policy {
     return {{"preble_exploit_share",
              routed_ > 0 ? static_cast<double>(exploits_) / static_cast<double>(routed_) : 0},
             {"preble_moves", static_cast<double>(moves_)},
-            {"preble_replications", static_cast<double>(replications_)}};
+            {"preble_replications", static_cast<double>(replications_)},
+            {"preble_mean_tpot_s", MeanTpot()}};
   }
 
  private:
@@ -145,6 +146,13 @@ class PreblePolicy : public Policy {
     double cost;
     uint32_t node;
   };
+
+  // The replicas' median TPOTs at the end, averaged: what decoding is priced at.
+  double MeanTpot() const {
+    double sum = 0;
+    for (const MedianWindow& w : tpot_) sum += w.Median();
+    return tpot_.empty() ? 0 : sum / static_cast<double>(tpot_.size());
+  }
 
   uint32_t Important(uint32_t node) const {
     while (!tree_.large(node)) node = tree_.parent(node);
