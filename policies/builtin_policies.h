@@ -22,6 +22,7 @@ PolicyInfo DynamoKvPolicyInfo();
 PolicyInfo LlmdPolicyInfo();
 PolicyInfo SglangCacheAwarePolicyInfo();
 PolicyInfo DualMapPolicyInfo();
+PolicyInfo PreblePolicyInfo();
 
 }  // namespace kvroute::policies
 

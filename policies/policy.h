@@ -84,6 +84,10 @@ class Policy {
 
   virtual void OnDispatch(const models::Request& /*request*/, uint32_t /*replica*/,
                           sim::Time /*now*/) {}
+  // The request's first output token, on `replica`, at `now` (before its
+  // OnComplete), for policies that learn from measured TTFT and TPOT.
+  virtual void OnFirstToken(const models::Request& /*request*/, uint32_t /*replica*/,
+                            sim::Time /*now*/) {}
   virtual void OnComplete(const models::Request& /*request*/, uint32_t /*replica*/,
                           sim::Time /*now*/) {}
 

@@ -16,7 +16,8 @@ std::vector<PolicyInfo> MakeTable() {
           LeastLoadedPolicyInfo(),      StickyPolicyInfo(),          ChwblPolicyInfo(),
           PrefixHashPolicyInfo(),       SessionAffinityPolicyInfo(), SoftmaxPolicyInfo(),
           FlexLbPolicyInfo(),           DynamoKvPolicyInfo(),        LlmdPolicyInfo(),
-          SglangCacheAwarePolicyInfo(), DualMapPolicyInfo(),         CacheRoutePolicyInfo()};
+          SglangCacheAwarePolicyInfo(), DualMapPolicyInfo(),         PreblePolicyInfo(),
+          CacheRoutePolicyInfo()};
 }
 
 template <typename Items, typename Name>

@@ -276,7 +276,10 @@ class ClusterSimulation : public models::ReplicaObserver {
       sample.hit_tokens += r.hit_tokens;
     }
   }
-  void OnFirstToken(uint32_t, Time) override {}
+  void OnFirstToken(uint32_t slot, Time now) override {
+    const models::InFlightRequest& r = pool_[slot];
+    PolicyOf(r.replica).OnFirstToken(r.request, Local(r.replica), now);
+  }
   void OnCompleted(uint32_t slot, Time now) override {
     const models::InFlightRequest& r = pool_[slot];
     metrics_.OnCompleted(r, now);

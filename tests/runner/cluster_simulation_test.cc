@@ -41,6 +41,20 @@ TEST(ClusterSimulationTest, SamePointTwiceIsBitIdentical) {
   }
 }
 
+// Preble prices decoding with the TPOTs it measures from the first-token and
+// completion callbacks: one sample per replica replaces the 1000 s seed.
+TEST(ClusterSimulationTest, PolicyHearsFirstTokensAndCompletions) {
+  Scenario s =
+      Small({"policies=[{name: preble, tpot_samples: 1, initial_tpot_s: 1000}]", "duration_s=60"});
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
+  double tpot = -1;
+  for (const auto& [name, value] : r.policy_stats) {
+    if (name == "preble_mean_tpot_s") tpot = value;
+  }
+  EXPECT_GT(tpot, 0);
+  EXPECT_LT(tpot, 1);
+}
+
 // Every registered policy runs in the simulation, side by side, deterministically.
 TEST(ClusterSimulationTest, EveryRegisteredPolicyRunsDeterministically) {
   std::string list;

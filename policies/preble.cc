@@ -1,0 +1,302 @@
+// preble: Preble's global scheduler (WukLab/preble
+// preble/global_scheduler_with_time.py, GlobalSchedulerWithTime; Srivatsa et
+// al., arXiv 2407.00023; policies.md §5), one of the CacheRoute paper's five
+// baselines (seed 003 §4, §5.1).
+//   leaf = tree.insert(prompt)          (leaf's blocks: missed; context_so_far: cached)
+//   important = nearest ancestor-or-self with more blocks than its context
+//   if leaf.blocks < leaf.context_so_far:   E2 exploit: the allocation of the
+//        nearest allocated ancestor-or-self (every replica if none), argmin
+//        cost(g) within it when it has several
+//   else explore: argmin cost(g) over every replica
+//   allocate the path to the pick; record (important, leaf) in the window;
+//   rebalance when the leaf is fewer than chain_length nodes below important.
+// cost(g) is preble_histogram.h's. Rebalancing (handle_important_node_stealing)
+// starts once rebalance_after_per_replica·R requests have been routed (Preble's
+// per_gpu_load only ever grows): replicas sorted by the cost of their nodes
+// with count ≥ 2, the costliest L against the cheapest S while L ≥
+// high_load_threshold·S; L's candidates are its large window nodes with count
+// ≥ 2. A single candidate is replicated to S when the TTFT detector finds it
+// overloaded on L (its cost halved between them); otherwise the cheapest
+// candidates, with their subtrees, move to S while L − c ≥ S + c. Then L is
+// dropped and the next costliest faces the same S, without re-sorting.
+//
+// Departures: replicas are only chosen, replicated to or rebalanced onto when
+// healthy; Preble's exploit branch returns the argmin's index within the
+// allocation set rather than the GPU (a bug) — here the GPU; equal costs go
+// to the lowest replica, equal candidates to the older node where Preble
+// compares node objects. Window entries remember the hit and prompt tokens
+// they added, where Preble subtracts the leaf's current ones (changed by later
+// splits). Each request's TPOT (after its first token) and TTFT come from the
+// simulation's first-token and completion callbacks; a request dropped by a
+// failed replica reports a TPOT over the tokens it had made. A request routed
+// but not dispatched (too large for any KV pool) has its references undone at
+// the next Route. Eviction modelling (enable_eviction, off in Preble) is not
+// implemented.
+#include <algorithm>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "policies/builtin_policies.h"
+#include "policies/cost_estimate.h"
+#include "policies/median_window.h"
+#include "policies/preble_histogram.h"
+#include "policies/preble_overload.h"
+#include "policies/preble_tree.h"
+
+namespace kvroute::policies {
+namespace {
+
+class PreblePolicy : public Policy {
+ public:
+  PreblePolicy(const Params& params, const PolicyContext& ctx)
+      : gpus_(ctx.num_replicas),
+        cost_(ctx),
+        histogram_(tree_, cost_, ctx.num_replicas, sim::FromSeconds(params.Get("window_s")),
+                   ctx.block_size_tokens),
+        detector_(sim::FromSeconds(params.Get("window_s")), params.Get("overload_factor")),
+        request_decode_(params.Get("max_new_tokens") == 0),
+        unknown_decode_(static_cast<uint32_t>(params.Get("unknown_decode_tokens"))),
+        rebalancing_(params.Get("rebalancing") == 0),
+        rebalance_after_(params.Get("rebalance_after_per_replica") * ctx.num_replicas),
+        high_load_(params.Get("high_load_threshold")),
+        chain_length_(static_cast<uint32_t>(params.Get("chain_length"))) {
+    const size_t samples = static_cast<size_t>(params.Get("tpot_samples"));
+    for (uint32_t g = 0; g < gpus_; ++g) tpot_.emplace_back(samples, params.Get("initial_tpot_s"));
+  }
+
+  uint32_t Route(const models::Request& request, const ClusterView& view) override {
+    UndoUndispatched();
+    splits_.clear();
+    const uint32_t leaf = tree_.Insert(request.block_hashes, &splits_);
+    for (const PrebleTree::Split& split : splits_) {
+      if (tree_.large(split.parent) && !tree_.large(split.child)) {
+        for (uint32_t g : tree_.allocation(split.child))
+          detector_.Rename(split.child, split.parent, g);
+      }
+      histogram_.OnSplit(split);
+    }
+    ++routed_;
+    if (leaf == PrebleTree::kRoot) return Cheapest(view, {});  // no full block: nothing to track
+    uint32_t important = leaf, steps = 0;
+    for (; !tree_.large(important); ++steps) important = tree_.parent(important);
+
+    uint32_t pick;
+    if (tree_.blocks(leaf) < tree_.context_so_far(leaf)) {
+      pick = Exploit(leaf, view);
+      ++exploits_;
+    } else {
+      pick = Cheapest(view, {});
+    }
+    histogram_.AllocatePath(leaf, pick);
+    histogram_.AddRefsOnPath(leaf, pick, +1);
+    pending_ = {request.id, leaf, pick};
+    histogram_.Record(view.now, important, leaf,
+                      request_decode_ ? request.output_tokens : unknown_decode_);
+    if (rebalancing_ && steps < chain_length_) Rebalance(view);
+    return pick;
+  }
+
+  void OnDispatch(const models::Request& request, uint32_t, sim::Time) override {
+    if (pending_.leaf != PrebleTree::kNone && pending_.request == request.id) {
+      pending_.leaf = PrebleTree::kNone;
+    }
+  }
+
+  void OnFirstToken(const models::Request& request, uint32_t, sim::Time now) override {
+    first_token_[request.id] = now;
+  }
+
+  // finish_request: the TTFT detector, the references and the TPOT record.
+  void OnComplete(const models::Request& request, uint32_t replica, sim::Time now) override {
+    sim::Time first = sim::kNever;
+    if (auto it = first_token_.find(request.id); it != first_token_.end()) {
+      first = it->second;
+      first_token_.erase(it);
+    }
+    const uint32_t leaf =
+        request.block_hashes.empty() ? PrebleTree::kNone : tree_.Find(request.block_hashes);
+    if (leaf != PrebleTree::kNone) {  // nodes are never removed: found if routed here
+      if (first != sim::kNever) {
+        detector_.Add(now, Important(leaf), replica, sim::ToSeconds(first - request.arrival));
+      }
+      histogram_.AddRefsOnPath(leaf, replica, -1);
+    }
+    if (first != sim::kNever && request.output_tokens > 1 && now > first) {
+      tpot_[replica].Push(sim::ToSeconds(now - first) /
+                          static_cast<double>(request.output_tokens - 1));
+    }
+  }
+
+  std::vector<std::pair<std::string, double>> Stats() const override {
+    return {{"preble_exploit_share",
+             routed_ > 0 ? static_cast<double>(exploits_) / static_cast<double>(routed_) : 0},
+            {"preble_moves", static_cast<double>(moves_)},
+            {"preble_replications", static_cast<double>(replications_)},
+            {"preble_mean_tpot_s", MeanTpot()}};
+  }
+
+ private:
+  struct Pending {
+    uint64_t request = 0;
+    uint32_t leaf = PrebleTree::kNone;
+    uint32_t replica = 0;
+  };
+  struct Candidate {
+    double cost;
+    uint32_t node;
+  };
+
+  // The replicas' median TPOTs at the end, averaged: what decoding is priced at.
+  double MeanTpot() const {
+    double sum = 0;
+    for (const MedianWindow& w : tpot_) sum += w.Median();
+    return tpot_.empty() ? 0 : sum / static_cast<double>(tpot_.size());
+  }
+
+  uint32_t Important(uint32_t node) const {
+    while (!tree_.large(node)) node = tree_.parent(node);
+    return node;
+  }
+
+  void UndoUndispatched() {
+    if (pending_.leaf == PrebleTree::kNone) return;
+    histogram_.AddRefsOnPath(pending_.leaf, pending_.replica, -1);
+    pending_.leaf = PrebleTree::kNone;
+  }
+
+  double Cost(uint32_t g) const { return histogram_.Cost(g, tpot_[g].Median()); }
+
+  // calculate_min_load_cost: the first least-cost healthy replica among
+  // `gpus` (ascending), or among all replicas when `gpus` is empty or has
+  // none healthy.
+  uint32_t Cheapest(const ClusterView& view, std::span<const uint32_t> gpus) const {
+    uint32_t best = PrebleTree::kNone;
+    double best_cost = 0;
+    auto consider = [&](uint32_t g) {
+      if (!view.healthy(g)) return;
+      const double c = Cost(g);
+      if (best == PrebleTree::kNone || c < best_cost) {
+        best = g;
+        best_cost = c;
+      }
+    };
+    if (gpus.empty()) {
+      for (uint32_t g = 0; g < view.size(); ++g) consider(g);
+    } else {
+      for (uint32_t g : gpus) consider(g);
+    }
+    if (best == PrebleTree::kNone && !gpus.empty()) return Cheapest(view, {});
+    return best;
+  }
+
+  // get_parent_gpu_allocation: the allocation of the nearest allocated
+  // ancestor-or-self; the root's is every replica ever routed to.
+  uint32_t Exploit(uint32_t leaf, const ClusterView& view) const {
+    uint32_t n = leaf;
+    while (tree_.allocation(n).empty() && n != PrebleTree::kRoot) n = tree_.parent(n);
+    return Cheapest(view, tree_.allocation(n));
+  }
+
+  void Rebalance(const ClusterView& view) {
+    if (static_cast<double>(routed_) < rebalance_after_) return;
+    order_.clear();
+    for (uint32_t g = 0; g < gpus_; ++g) {
+      if (view.healthy(g)) order_.push_back({histogram_.Cost(g, tpot_[g].Median(), true), g});
+    }
+    std::stable_sort(order_.begin(), order_.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.cost > b.cost; });
+    for (size_t first = 0; first + 1 < order_.size(); ++first) {
+      double& large_cost = order_[first].cost;
+      double& small_cost = order_.back().cost;
+      const uint32_t large = order_[first].node, small = order_.back().node;
+      if (large_cost < high_load_ * small_cost) return;
+      const double tpot = tpot_[large].Median();
+      candidates_.clear();
+      for (uint32_t n : histogram_.NodesOn(large)) {
+        if (tree_.large(n) && histogram_.Count(n) > 1) {
+          candidates_.push_back({histogram_.NodeCost(n, large, tpot), n});
+        }
+      }
+      if (candidates_.size() == 1) {
+        const uint32_t n = candidates_[0].node;
+        const double half = candidates_[0].cost / 2;
+        if (!tree_.allocated(n, small) && detector_.Overloaded(n, large, view.now)) {
+          large_cost -= half;
+          small_cost += half;
+          histogram_.Replicate(n, small);
+          detector_.Erase(n, large);
+          ++replications_;
+        }
+        continue;
+      }
+      std::sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) {
+        return a.cost != b.cost ? a.cost < b.cost : a.node < b.node;
+      });
+      for (const Candidate& c : candidates_) {
+        if (large_cost - c.cost < small_cost + c.cost) break;
+        large_cost -= c.cost;
+        small_cost += c.cost;
+        histogram_.MoveSubtree(c.node, small);
+        ++moves_;
+        if (large_cost < high_load_ * small_cost) break;
+      }
+    }
+  }
+
+  uint32_t gpus_;
+  PrebleTree tree_;
+  CostEstimator cost_;
+  PrebleHistogram histogram_;
+  TtftOverloadDetector detector_;
+  std::vector<MedianWindow> tpot_;  // per replica, seconds
+  bool request_decode_;
+  uint32_t unknown_decode_;
+  bool rebalancing_;
+  double rebalance_after_;
+  double high_load_;
+  uint32_t chain_length_;
+
+  uint64_t routed_ = 0, exploits_ = 0, moves_ = 0, replications_ = 0;
+  Pending pending_;
+  std::unordered_map<uint64_t, sim::Time> first_token_;  // in flight after their first token
+  std::vector<PrebleTree::Split> splits_;
+  std::vector<Candidate> order_, candidates_;  // scratch
+};
+
+}  // namespace
+
+PolicyInfo PreblePolicyInfo() {
+  return {"preble",
+          "Preble: global prefix tree, E2 exploit/explore on a windowed prefill+decode cost, "
+          "rebalancing and hot-prefix replication",
+          {{"window_s", 180, "window H of the histogram and of the TTFT detector, s", false, 1},
+           {"tpot_samples", 200, "TPOT samples per replica whose median prices decoding", true, 1},
+           {"initial_tpot_s", 0.15, "TPOT every replica starts with, s", false, 0},
+           {"max_new_tokens",
+            0,
+            "decode length per request: its output length (Preble's benchmarks pass it as "
+            "max_new_tokens) or unknown",
+            false,
+            0,
+            {"request", "unknown"}},
+           {"unknown_decode_tokens", 45, "decode length assumed when unknown, tokens", true, 1},
+           {"rebalancing", 0, "rebalancing and hot-prefix replication", false, 0, {"on", "off"}},
+           {"rebalance_after_per_replica", 50,
+            "rebalancing starts after this many routed requests per replica", false, 0},
+           {"high_load_threshold", 1.5,
+            "rebalance while the costliest replica's cost is at least this times the cheapest's",
+            false, 0},
+           {"chain_length", 3,
+            "rebalance only after requests whose leaf is fewer than this many nodes below its "
+            "important node",
+            true, 1},
+           {"overload_factor", 2,
+            "TTFT overload: mean of the window's second half at least this times the first's",
+            false, 0}},
+          [](const Params& params, const PolicyContext& ctx) {
+            return std::make_unique<PreblePolicy>(params, ctx);
+          }};
+}
+
+}  // namespace kvroute::policies

@@ -1,0 +1,238 @@
+#include "policies/preble_histogram.h"
+
+#include <cassert>
+#include <cmath>
+
+// Invariants: a node is in the window iff it owns a slot; a slot's `listed`
+// GPUs are exactly its node's allocation, and the per-GPU sums hold, for each
+// of them, the slot's share and refs·decode_tokens (busy sums only when
+// `busy`). Every change to those inputs retracts the slot's terms first and
+// applies them again after.
+
+namespace kvroute::policies {
+
+PrebleHistogram::PrebleHistogram(PrebleTree& tree, const CostEstimator& cost, uint32_t gpus,
+                                 sim::Time window, int block_size)
+    : tree_(tree),
+      cost_(cost),
+      window_(window),
+      block_size_(block_size),
+      prefill_ns_(gpus, 0),
+      busy_prefill_ns_(gpus, 0),
+      decode_(gpus, 0),
+      busy_decode_(gpus, 0),
+      lists_(gpus) {}
+
+void PrebleHistogram::SetSlot(uint32_t node, uint32_t slot) {
+  if (tree_.size() > slot_of_.size()) {
+    slot_of_.resize(tree_.size(), kNone);
+    window_below_.resize(tree_.size(), 0);
+  }
+  const bool was = slot_of_[node] != kNone, is = slot != kNone;
+  slot_of_[node] = slot;
+  if (was == is) return;
+  for (uint32_t n = node;; n = tree_.parent(n)) {
+    window_below_[n] += is ? 1 : -1;
+    if (n == PrebleTree::kRoot) break;
+  }
+}
+
+uint32_t PrebleHistogram::Count(uint32_t node) const {
+  uint32_t slot = SlotOf(node);
+  return slot == kNone ? 0 : static_cast<uint32_t>(stats_[slot].count);
+}
+
+void PrebleHistogram::Unlist(uint32_t slot, uint32_t gpu, uint32_t index) {
+  std::vector<uint32_t>& list = lists_[gpu];
+  const uint32_t moved = list.back();
+  list[index] = moved;
+  list.pop_back();
+  if (moved == stats_[slot].node) return;
+  for (auto& [g, i] : stats_[slot_of_[moved]].listed) {
+    if (g == gpu) i = index;
+  }
+}
+
+void PrebleHistogram::Retract(uint32_t slot) {
+  Stat& s = stats_[slot];
+  for (const auto& [gpu, index] : s.listed) {
+    const int64_t decode = static_cast<int64_t>(tree_.refs(s.node, gpu)) * s.decode_tokens;
+    prefill_ns_[gpu] -= s.share_ns;
+    decode_[gpu] -= decode;
+    if (s.busy) {
+      busy_prefill_ns_[gpu] -= s.share_ns;
+      busy_decode_[gpu] -= decode;
+    }
+    Unlist(slot, gpu, index);
+  }
+  s.listed.clear();
+}
+
+// get_prefill_cost: miss·count·T_prefill(num_tokens, context_length)/|alloc|.
+void PrebleHistogram::Apply(uint32_t slot) {
+  Stat& s = stats_[slot];
+  const uint32_t blocks = tree_.blocks(s.node), context = tree_.context_blocks(s.node);
+  if (blocks != s.prefill_blocks || context != s.prefill_context) {
+    const uint32_t tokens = context * static_cast<uint32_t>(block_size_);
+    s.prefill_s =
+        cost_.PrefillSeconds(tokens, tokens - blocks * static_cast<uint32_t>(block_size_));
+    s.prefill_blocks = blocks;
+    s.prefill_context = context;
+  }
+  const std::span<const uint32_t> allocation = tree_.allocation(s.node);
+  s.busy = s.count >= kBusyCount;
+  s.share_ns = 0;
+  if (allocation.empty()) return;
+  const double miss =
+      s.prompt_tokens > 0 ? 1.0 - static_cast<double>(s.hit_tokens) / s.prompt_tokens : 1.0;
+  s.share_ns = std::llround(miss * static_cast<double>(s.count) * s.prefill_s /
+                            static_cast<double>(allocation.size()) * 1e9);
+  for (uint32_t gpu : allocation) {
+    const int64_t decode = static_cast<int64_t>(tree_.refs(s.node, gpu)) * s.decode_tokens;
+    prefill_ns_[gpu] += s.share_ns;
+    decode_[gpu] += decode;
+    if (s.busy) {
+      busy_prefill_ns_[gpu] += s.share_ns;
+      busy_decode_[gpu] += decode;
+    }
+    s.listed.emplace_back(gpu, static_cast<uint32_t>(lists_[gpu].size()));
+    lists_[gpu].push_back(s.node);
+  }
+}
+
+void PrebleHistogram::AllocatePath(uint32_t leaf, uint32_t gpu) {
+  for (uint32_t n = leaf;; n = tree_.parent(n)) {
+    if (!tree_.allocated(n, gpu)) {
+      const uint32_t slot = SlotOf(n);
+      if (slot != kNone) Retract(slot);
+      tree_.Allocate(n, gpu);
+      if (slot != kNone) Apply(slot);
+    }
+    if (n == PrebleTree::kRoot) break;
+  }
+}
+
+void PrebleHistogram::AddRefsOnPath(uint32_t leaf, uint32_t gpu, int delta) {
+  for (uint32_t n = leaf; n != PrebleTree::kRoot; n = tree_.parent(n)) {
+    tree_.AddRefs(n, gpu, delta);
+    const uint32_t slot = SlotOf(n);
+    if (slot == kNone || !tree_.allocated(n, gpu)) continue;
+    const int64_t change = delta * stats_[slot].decode_tokens;
+    decode_[gpu] += change;
+    if (stats_[slot].busy) busy_decode_[gpu] += change;
+  }
+}
+
+void PrebleHistogram::Replicate(uint32_t node, uint32_t gpu) {
+  if (tree_.allocated(node, gpu)) return;
+  const uint32_t slot = SlotOf(node);
+  if (slot != kNone) Retract(slot);
+  tree_.Allocate(node, gpu);
+  if (slot != kNone) Apply(slot);
+}
+
+// The tree moves the subtree lazily; window nodes in it are written now, as
+// their terms are in the sums. Only branches holding window nodes are walked.
+void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
+  const uint32_t only[] = {gpu};
+  stack_.assign(1, node);
+  while (!stack_.empty()) {
+    const uint32_t n = stack_.back();
+    stack_.pop_back();
+    const uint32_t slot = SlotOf(n);
+    if (n == node || slot != kNone) {
+      if (slot != kNone) Retract(slot);
+      if (n == node) {
+        tree_.MoveSubtree(n, gpu);
+      } else {
+        tree_.SetAllocation(n, only);
+      }
+      if (slot != kNone) Apply(slot);
+    }
+    if (WindowBelow(n) > (slot != kNone ? 1u : 0u)) {
+      stack_.insert(stack_.end(), tree_.children(n).begin(), tree_.children(n).end());
+    }
+  }
+}
+
+void PrebleHistogram::OnSplit(const PrebleTree::Split& split) {
+  if (tree_.size() > window_below_.size()) window_below_.resize(tree_.size(), 0);
+  window_below_[split.parent] = WindowBelow(split.child);  // the same subtree
+  const uint32_t slot = SlotOf(split.child);
+  if (slot == kNone) return;
+  Retract(slot);
+  if (tree_.large(split.parent) && !tree_.large(split.child)) {
+    SetSlot(split.child, kNone);
+    SetSlot(split.parent, slot);
+    stats_[slot].node = split.parent;
+  }
+  Apply(slot);
+}
+
+void PrebleHistogram::Record(sim::Time now, uint32_t important, uint32_t leaf,
+                             uint32_t decode_tokens) {
+  uint32_t slot = SlotOf(important);
+  if (slot == kNone) {
+    if (free_.empty()) {
+      slot = static_cast<uint32_t>(stats_.size());
+      stats_.emplace_back();
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+    }
+    Stat& s = stats_[slot];
+    s.node = important;
+    s.count = s.hit_tokens = s.prompt_tokens = 0;
+    s.prefill_blocks = s.prefill_context = 0;
+    SetSlot(important, slot);
+  } else {
+    Retract(slot);
+  }
+  const int64_t hit = static_cast<int64_t>(tree_.context_so_far(leaf)) * block_size_;
+  const int64_t prompt = static_cast<int64_t>(tree_.context_blocks(leaf)) * block_size_;
+  Stat& s = stats_[slot];
+  ++s.count;
+  s.hit_tokens += hit;
+  s.prompt_tokens += prompt;
+  s.decode_tokens = decode_tokens;
+  Apply(slot);
+  entries_.push_back({now, slot, hit, prompt});
+  Expire(now);
+}
+
+void PrebleHistogram::Expire(sim::Time now) {
+  while (!entries_.empty() && entries_.front().time < now - window_) {
+    const Entry e = entries_.front();
+    entries_.pop_front();
+    Stat& s = stats_[e.slot];
+    Retract(e.slot);
+    --s.count;
+    s.hit_tokens -= e.hit_tokens;
+    s.prompt_tokens -= e.prompt_tokens;
+    if (s.count > 0) {
+      Apply(e.slot);
+      continue;
+    }
+    // "Reset the gpu allocation outside the time window".
+    tree_.SetAllocation(s.node, {});
+    SetSlot(s.node, kNone);
+    s.node = kNone;
+    free_.push_back(e.slot);
+  }
+}
+
+double PrebleHistogram::Cost(uint32_t gpu, double tpot_s, bool busy_only) const {
+  const int64_t prefill = busy_only ? busy_prefill_ns_[gpu] : prefill_ns_[gpu];
+  const int64_t decode = busy_only ? busy_decode_[gpu] : decode_[gpu];
+  return static_cast<double>(prefill) * 1e-9 + static_cast<double>(decode) * tpot_s;
+}
+
+double PrebleHistogram::NodeCost(uint32_t node, uint32_t gpu, double tpot_s) const {
+  const uint32_t slot = SlotOf(node);
+  if (slot == kNone) return 0;
+  const Stat& s = stats_[slot];
+  return static_cast<double>(s.share_ns) * 1e-9 +
+         static_cast<double>(tree_.refs(node, gpu)) * static_cast<double>(s.decode_tokens) * tpot_s;
+}
+
+}  // namespace kvroute::policies

@@ -1,0 +1,159 @@
+#include "policies/preble_tree.h"
+
+#include <algorithm>
+#include <cassert>
+
+// Invariants: every node but the root has a non-empty run; a node's context
+// is its parent's plus its run's length; starts_ maps the first block of
+// every non-root node, and only those, to the node.
+
+namespace kvroute::policies {
+
+PrebleTree::PrebleTree() { nodes_.emplace_back(); }
+
+uint32_t PrebleTree::NewNode(uint32_t parent, std::span<const uint64_t> run) {
+  const uint32_t id = static_cast<uint32_t>(nodes_.size());
+  nodes_.emplace_back();
+  Node& node = nodes_.back();
+  node.parent = parent;
+  node.context = nodes_[parent].context + static_cast<uint32_t>(run.size());
+  node.run.assign(run.begin(), run.end());
+  node.written = ++clock_;  // empty, and unaffected by earlier moves above it
+  nodes_[parent].children.push_back(id);
+  starts_.emplace(run.front(), id);
+  return id;
+}
+
+// LPRadixCache._split_node: the new parent keeps the first `keep` blocks and
+// copies the child's allocation and reference counts.
+uint32_t PrebleTree::SplitNode(uint32_t child, uint32_t keep) {
+  const uint32_t up = nodes_[child].parent;
+  const uint32_t id = static_cast<uint32_t>(nodes_.size());
+  nodes_.emplace_back();
+  Node& node = nodes_.back();
+  Node& old = nodes_[child];
+  node.parent = up;
+  node.context = nodes_[up].context + keep;
+  node.run.assign(old.run.begin(), old.run.begin() + keep);
+  node.children.push_back(child);
+  node.allocation = old.allocation;  // with its time, so it resolves as the child does
+  node.written = old.written;
+  node.refs = old.refs;
+  old.run.erase(old.run.begin(), old.run.begin() + keep);
+  old.parent = id;
+  std::replace(nodes_[up].children.begin(), nodes_[up].children.end(), child, id);
+  starts_[node.run.front()] = id;
+  starts_.emplace(old.run.front(), child);
+  return id;
+}
+
+uint32_t PrebleTree::MatchRun(uint32_t node, std::span<const uint64_t> chain) const {
+  const std::vector<uint64_t>& run = nodes_[node].run;
+  const size_t limit = std::min(run.size(), chain.size());
+  uint32_t k = 0;
+  while (k < limit && run[k] == chain[k]) ++k;
+  return k;
+}
+
+uint32_t PrebleTree::Insert(std::span<const uint64_t> chain, std::vector<Split>* splits) {
+  uint32_t node = kRoot;
+  size_t pos = 0;
+  while (pos < chain.size()) {
+    auto it = starts_.find(chain[pos]);
+    if (it == starts_.end()) return NewNode(node, chain.subspan(pos));
+    const uint32_t child = it->second;
+    const uint32_t matched = MatchRun(child, chain.subspan(pos));
+    pos += matched;
+    if (matched == blocks(child)) {
+      node = child;
+      continue;
+    }
+    node = SplitNode(child, matched);
+    splits->push_back({child, node});
+  }
+  return node;
+}
+
+uint32_t PrebleTree::Find(std::span<const uint64_t> chain) const {
+  uint32_t node = kRoot;
+  size_t pos = 0;
+  while (pos < chain.size()) {
+    auto it = starts_.find(chain[pos]);
+    if (it == starts_.end()) return kNone;
+    const uint32_t matched = MatchRun(it->second, chain.subspan(pos));
+    if (matched != blocks(it->second)) return kNone;
+    pos += matched;
+    node = it->second;
+  }
+  return node;
+}
+
+// The node's own allocation, unless an ancestor's subtree moved after it
+// was written: then the latest such move's GPU.
+std::span<const uint32_t> PrebleTree::allocation(uint32_t node) const {
+  const Node& self = nodes_[node];
+  uint64_t latest = self.written;
+  const uint32_t* gpu = nullptr;
+  for (uint32_t a = self.parent; a != kNone; a = nodes_[a].parent) {
+    if (nodes_[a].moved > latest) {
+      latest = nodes_[a].moved;
+      gpu = &nodes_[a].moved_to;
+    }
+  }
+  if (gpu != nullptr) return {gpu, 1};
+  return self.allocation;
+}
+
+bool PrebleTree::allocated(uint32_t node, uint32_t gpu) const {
+  std::span<const uint32_t> a = allocation(node);
+  return std::binary_search(a.begin(), a.end(), gpu);
+}
+
+bool PrebleTree::Allocate(uint32_t node, uint32_t gpu) {
+  std::span<const uint32_t> current = allocation(node);
+  if (std::binary_search(current.begin(), current.end(), gpu)) return false;
+  Node& self = nodes_[node];
+  if (current.data() != self.allocation.data())
+    self.allocation.assign(current.begin(), current.end());
+  self.allocation.insert(std::lower_bound(self.allocation.begin(), self.allocation.end(), gpu),
+                         gpu);
+  self.written = ++clock_;
+  return true;
+}
+
+void PrebleTree::SetAllocation(uint32_t node, std::span<const uint32_t> gpus) {
+  nodes_[node].allocation.assign(gpus.begin(), gpus.end());
+  nodes_[node].written = ++clock_;
+}
+
+void PrebleTree::MoveSubtree(uint32_t node, uint32_t gpu) {
+  const uint32_t only[] = {gpu};
+  SetAllocation(node, only);
+  nodes_[node].moved = nodes_[node].written;
+  nodes_[node].moved_to = gpu;
+}
+
+uint32_t PrebleTree::refs(uint32_t node, uint32_t gpu) const {
+  for (const auto& [g, count] : nodes_[node].refs) {
+    if (g == gpu) return count;
+  }
+  return 0;
+}
+
+void PrebleTree::AddRefs(uint32_t node, uint32_t gpu, int delta) {
+  auto& refs = nodes_[node].refs;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    if (refs[i].first != gpu) continue;
+    assert(static_cast<int64_t>(refs[i].second) + delta >= 0);
+    refs[i].second = static_cast<uint32_t>(static_cast<int64_t>(refs[i].second) + delta);
+    if (refs[i].second == 0) {
+      refs[i] = refs.back();
+      refs.pop_back();
+    }
+    return;
+  }
+  assert(delta >= 0);
+  if (delta > 0) refs.emplace_back(gpu, static_cast<uint32_t>(delta));
+}
+
+}  // namespace kvroute::policies

@@ -1,0 +1,98 @@
+// Preble's global prefix tree (WukLab/preble preble/global_lru_cache.py,
+// LPRadixCache; policies.md §5), over chained block hashes instead of token
+// ids: a node holds a run of blocks (a radix edge), split where a new prompt
+// diverges inside it, and nodes are never removed — Preble's tree only grows.
+// Each node carries Preble's `gpu_allocations[node]` and `ref_counter[gpu]`
+// (requests in flight on a GPU whose prompt passes through the node). A move
+// reallocates a whole subtree, which in Preble's tree holds every prompt ever
+// routed under the node; the move is recorded on the node and its
+// descendants read it lazily, so a move costs O(1) instead of O(subtree).
+//
+// A chained hash fixes its whole prefix, so the block that starts a node
+// identifies it: one map from a node's first block to the node replaces the
+// per-node child maps. Token counts are whole blocks; a prompt's partial last
+// block is not cacheable and is not in the tree.
+#ifndef KVROUTE_POLICIES_PREBLE_TREE_H_
+#define KVROUTE_POLICIES_PREBLE_TREE_H_
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace kvroute::policies {
+
+class PrebleTree {
+ public:
+  static constexpr uint32_t kRoot = 0;
+  static constexpr uint32_t kNone = UINT32_MAX;
+
+  PrebleTree();
+
+  // A split of `child` made room for `parent`, the new node holding child's
+  // first blocks; parent starts with child's allocation and reference counts.
+  struct Split {
+    uint32_t child;
+    uint32_t parent;
+  };
+
+  // LPRadixCache.insert: the node whose path from the root is exactly `chain`,
+  // created (and existing nodes split) as needed; the root for an empty chain.
+  // Splits are appended to `splits`.
+  uint32_t Insert(std::span<const uint64_t> chain, std::vector<Split>* splits);
+
+  // LPRadixCache.find_node: the node whose path is exactly `chain`, or kNone.
+  uint32_t Find(std::span<const uint64_t> chain) const;
+
+  uint32_t parent(uint32_t node) const { return nodes_[node].parent; }
+  const std::vector<uint32_t>& children(uint32_t node) const { return nodes_[node].children; }
+  // Preble's num_tokens, context_length and context_so_far, in blocks.
+  uint32_t blocks(uint32_t node) const { return static_cast<uint32_t>(nodes_[node].run.size()); }
+  uint32_t context_blocks(uint32_t node) const { return nodes_[node].context; }
+  uint32_t context_so_far(uint32_t node) const { return context_blocks(node) - blocks(node); }
+  // is_large_node: the node holds more tokens than all its ancestors together.
+  bool large(uint32_t node) const { return blocks(node) > context_so_far(node); }
+  uint32_t size() const { return static_cast<uint32_t>(nodes_.size()); }
+
+  // The GPUs allocated to a node, ascending; valid until the tree changes.
+  std::span<const uint32_t> allocation(uint32_t node) const;
+  bool allocated(uint32_t node, uint32_t gpu) const;
+  // Returns false if `gpu` was already allocated.
+  bool Allocate(uint32_t node, uint32_t gpu);
+  void SetAllocation(uint32_t node, std::span<const uint32_t> gpus);
+  // update_children after a move: the node and every descendant are
+  // allocated to `gpu` alone. O(1): descendants read it from the node until
+  // their own allocation is written again.
+  void MoveSubtree(uint32_t node, uint32_t gpu);
+
+  uint32_t refs(uint32_t node, uint32_t gpu) const;
+  // REQUIRES: the count stays non-negative.
+  void AddRefs(uint32_t node, uint32_t gpu, int delta);
+
+ private:
+  struct Node {
+    uint32_t parent = kNone;
+    uint32_t context = 0;       // blocks from the root through this node
+    std::vector<uint64_t> run;  // this node's blocks (chained hashes)
+    std::vector<uint32_t> children;
+    std::vector<uint32_t> allocation;  // as last written, at `written`
+    uint64_t written = 0;
+    uint64_t moved = 0;  // when MoveSubtree last gave the subtree to `moved_to`
+    uint32_t moved_to = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> refs;  // (gpu, count > 0)
+  };
+
+  uint32_t NewNode(uint32_t parent, std::span<const uint64_t> run);
+  uint32_t SplitNode(uint32_t child, uint32_t keep);
+  // Leading blocks of `chain` that match node's run.
+  uint32_t MatchRun(uint32_t node, std::span<const uint64_t> chain) const;
+
+  std::vector<Node> nodes_;
+  uint64_t clock_ = 0;                             // orders allocation writes and moves
+  std::unordered_map<uint64_t, uint32_t> starts_;  // a node's first block -> node
+};
+
+}  // namespace kvroute::policies
+
+#endif  // KVROUTE_POLICIES_PREBLE_TREE_H_
