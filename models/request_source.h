@@ -5,8 +5,10 @@
 #define KVROUTE_MODELS_REQUEST_SOURCE_H_
 
 #include <memory>
+#include <span>
 #include <vector>
 
+#include "models/prompt_blocks.h"
 #include "models/request.h"
 #include "sim/core/time.h"
 
@@ -23,6 +25,10 @@ class RequestSource {
   // The expected share of requests of each key (sums to 1): the planner's
   // per-key rates are these times the load.
   virtual const std::vector<double>& key_shares() const = 0;
+
+  // The segments of the prompt Next() last returned (its block_hashes are
+  // their full blocks), valid until the next call; empty when not known.
+  virtual std::span<const PromptSegment> segments() const { return {}; }
 };
 
 struct WorkloadConfig;

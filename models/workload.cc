@@ -146,6 +146,8 @@ void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
   out->prompt_tokens = TotalTokens(s.history);
   out->output_tokens = s.output_tokens[t];
   HashPromptBlocks(s.history, static_cast<uint32_t>(config_.block_size_tokens), &out->block_hashes);
+  emitted_slot_ = slot;
+  emitted_segments_ = static_cast<uint32_t>(s.history.size());
 
   // The next turn's prompt continues with this turn's output (open loop).
   if (s.turn < s.user_tokens.size()) {

@@ -79,6 +79,10 @@ class WorkloadGenerator : public RequestSource {
 
   bool Next(Request* out) override;
   const std::vector<double>& key_shares() const override { return shares_; }
+  std::span<const PromptSegment> segments() const override {
+    if (sessions_.empty()) return {};
+    return std::span(sessions_[emitted_slot_].history).first(emitted_segments_);
+  }
 
  private:
   struct Session {
@@ -121,7 +125,7 @@ class WorkloadGenerator : public RequestSource {
   std::vector<Session> sessions_;
   std::vector<uint32_t> free_slots_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
-  std::vector<PromptSegment> segments_;  // scratch for the prompt being built
+  uint32_t emitted_slot_ = 0, emitted_segments_ = 0;  // the last request's prompt
 };
 
 }  // namespace kvroute::models

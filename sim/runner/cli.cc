@@ -480,7 +480,7 @@ int WorkloadStatsCommand(int argc, const char* const* argv, std::ostream& out) {
   auto source = models::MakeRequestSource(s.workload, seed, qps, FromSeconds(s.duration_s));
   models::WorkloadStatsCollector collector(o);
   models::Request r;
-  while (source->Next(&r)) collector.Add(r);
+  while (source->Next(&r)) collector.Add(r, source->segments());
   models::WorkloadStats stats = collector.Finish();
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   out << "workload of scenario '" << s.name << "' (" << s.source << ") at " << qps << " QPS, seed "
@@ -531,7 +531,7 @@ int TraceStatsCommand(int argc, const char* const* argv, std::ostream& out) {
   models::TraceReplay replay(trace, false, probe.native_qps(), kNever, block_size);
   models::WorkloadStatsCollector collector(o);
   models::Request r;
-  while (replay.Next(&r)) collector.Add(r);
+  while (replay.Next(&r)) collector.Add(r, replay.segments());
   models::WorkloadStats stats = collector.Finish();
   out << "trace " << config.file << " ("
       << (config.format == models::TraceConfig::Format::kMooncake ? "mooncake" : "azure")
