@@ -24,6 +24,15 @@ double SessionRate(const WorkloadConfig& c, double qps) {
   return qps / std::max(1.0, c.sessions.turns.MeanDraw());
 }
 
+// The longest a session can last from its first turn to its last: a bound
+// on the lead-in that puts the sessions in steady state at time 0. Unclamped
+// lognormal tails are cut at the 1 - 1e-12 quantile.
+double LongestSession(const SessionConfig& sessions) {
+  constexpr double kTop = 1 - 1e-12;
+  double turns = std::max(1.0, std::round(sessions.turns.Quantile(kTop)));
+  return (turns - 1) * std::max(0.0, sessions.think_time_s.Quantile(kTop));
+}
+
 }  // namespace
 
 WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed, double qps,
@@ -31,6 +40,7 @@ WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed
     : config_(config),
       seed_(seed),
       session_rate_(SessionRate(config, qps)),
+      lead_in_s_(LongestSession(config.sessions)),
       end_(end),
       shares_(KeyShares(config.keys, config.rates)),
       key_table_(shares_),
@@ -50,7 +60,10 @@ WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed
 
 void WorkloadGenerator::AdvanceFresh() {
   unit_time_ += arrivals_.NextGap();
-  double t = schedule_.Warp(unit_time_ / session_rate_);
+  // The lead-in runs at the load of the schedule's first step.
+  double c = unit_time_ / session_rate_ - lead_in_s_;
+  double first_factor = config_.load_schedule.empty() ? 1 : config_.load_schedule[0].factor;
+  double t = c < 0 ? c / first_factor : schedule_.Warp(c);
   fresh_arrival_ = t < sim::ToSeconds(end_) ? sim::FromSeconds(t) : sim::kNever;
   if (fresh_arrival_ >= end_) fresh_arrival_ = sim::kNever;
 }
@@ -59,7 +72,9 @@ void WorkloadGenerator::AdvanceFresh() {
 // the path of rates is the same whenever the intervals are crossed.
 uint32_t WorkloadGenerator::DrawKey(sim::Time arrival) {
   if (config_.drift.sigma > 0) {
-    uint64_t interval = static_cast<uint64_t>(sim::ToSeconds(arrival) / config_.drift.interval_s);
+    // Lead-in sessions take the rates of the first interval.
+    uint64_t interval =
+        static_cast<uint64_t>(std::max(0.0, sim::ToSeconds(arrival)) / config_.drift.interval_s);
     if (interval > drift_interval_) {
       for (uint64_t i = drift_interval_ + 1; i <= interval; ++i) {
         sim::RandomStream step(seed_, "workload.drift", i);
@@ -118,17 +133,22 @@ void WorkloadGenerator::StartSession(sim::Time arrival) {
 }
 
 bool WorkloadGenerator::Next(Request* out) {
-  // Start every session whose first turn precedes the earliest pending turn.
-  while (fresh_arrival_ != sim::kNever &&
-         (pending_.empty() || fresh_arrival_ < pending_.top().arrival)) {
-    StartSession(fresh_arrival_);
-    AdvanceFresh();
+  while (true) {
+    // Start every session whose first turn precedes the earliest pending turn.
+    while (fresh_arrival_ != sim::kNever &&
+           (pending_.empty() || fresh_arrival_ < pending_.top().arrival)) {
+      StartSession(fresh_arrival_);
+      AdvanceFresh();
+    }
+    if (pending_.empty()) return false;
+    Pending p = pending_.top();
+    pending_.pop();
+    if (p.arrival >= 0) {
+      Emit(p.slot, p.arrival, out);
+      return true;
+    }
+    Emit(p.slot, p.arrival, nullptr);
   }
-  if (pending_.empty()) return false;
-  Pending p = pending_.top();
-  pending_.pop();
-  Emit(p.slot, p.arrival, out);
-  return true;
 }
 
 void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
@@ -138,16 +158,19 @@ void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
   if (user == 0 && TotalTokens(s.history) == 0) user = 1;  // a prompt has at least one token
   s.history.push_back({sim::Combine(sim::Combine(kUserSalt, s.id), t), user});
 
-  out->id = next_id_++;
-  out->arrival = arrival;
-  out->key = s.key;
-  out->tenant = config_.tenants > 0 ? s.key % config_.tenants : s.key;
-  out->session = s.id;
-  out->prompt_tokens = TotalTokens(s.history);
-  out->output_tokens = s.output_tokens[t];
-  HashPromptBlocks(s.history, static_cast<uint32_t>(config_.block_size_tokens), &out->block_hashes);
-  emitted_slot_ = slot;
-  emitted_segments_ = static_cast<uint32_t>(s.history.size());
+  if (out != nullptr) {
+    out->id = next_id_++;
+    out->arrival = arrival;
+    out->key = s.key;
+    out->tenant = config_.tenants > 0 ? s.key % config_.tenants : s.key;
+    out->session = s.id;
+    out->prompt_tokens = TotalTokens(s.history);
+    out->output_tokens = s.output_tokens[t];
+    HashPromptBlocks(s.history, static_cast<uint32_t>(config_.block_size_tokens),
+                     &out->block_hashes);
+    emitted_slot_ = slot;
+    emitted_segments_ = static_cast<uint32_t>(s.history.size());
+  }
 
   // The next turn's prompt continues with this turn's output (open loop).
   if (s.turn < s.user_tokens.size()) {

@@ -9,6 +9,12 @@
 // think times) is drawn when it starts, in start order, from its own streams.
 // Later turns are open-loop: turn t+1 arrives think time after turn t arrives,
 // whatever the simulated cluster did with turn t.
+//
+// Multi-turn sessions start in steady state: sessions also start during a
+// lead-in before time 0 as long as the longest session (the most turns times
+// the longest think time), and only their turns from time 0 on are emitted.
+// Without it the request rate would ramp up from QPS / mean turns over the
+// first session length, and the run would fall short of the load.
 #ifndef KVROUTE_MODELS_WORKLOAD_H_
 #define KVROUTE_MODELS_WORKLOAD_H_
 
@@ -104,12 +110,14 @@ class WorkloadGenerator : public RequestSource {
 
   void AdvanceFresh();
   void StartSession(sim::Time arrival);
+  // Issues the slot's next turn; fills `out` unless it is null (a lead-in turn).
   void Emit(uint32_t slot, sim::Time arrival, Request* out);
   uint32_t DrawKey(sim::Time arrival);
 
   WorkloadConfig config_;
   uint64_t seed_;
   double session_rate_;  // session starts per second before the schedule
+  double lead_in_s_;     // sessions start this long before time 0
   sim::Time end_;
   std::vector<double> shares_;
   std::vector<double> log_weights_;  // drifted log-rates, when drifting
