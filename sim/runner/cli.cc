@@ -274,9 +274,9 @@ int Point(int argc, const char* const* argv, std::ostream& out) {
   po::variables_map vm = Parse(argc, argv, options, positional);
   if (!vm.count("scenario")) throw UsageError("point: a scenario file is required");
   if (!vm.count("policy")) throw UsageError("point: --policy is required");
-  if (!vm.count("qps")) throw UsageError("point: --qps is required");
-
   Scenario scenario = Load(vm);
+  bool native = scenario.workload.trace.timing == models::TraceConfig::Timing::kNative;
+  if (!vm.count("qps") && !native) throw UsageError("point: --qps is required");
   std::string name = vm["policy"].as<std::string>();
   PointSpec spec;
   auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
@@ -288,7 +288,8 @@ int Point(int argc, const char* const* argv, std::ostream& out) {
     scenario.policies.push_back(PolicySpec{name, {}, "--policy"});
     spec.policy_index = scenario.policies.size() - 1;
   }
-  spec.qps = vm["qps"].as<double>();
+  // A trace at native timing has one load, its own rate.
+  spec.qps = vm.count("qps") ? vm["qps"].as<double>() : scenario.reference_qps;
   if (!(spec.qps > 0) || !std::isfinite(spec.qps))
     throw UsageError("--qps must be a positive number");
   spec.seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : scenario.seed;
