@@ -69,25 +69,68 @@ void WorkloadGenerator::AdvanceFresh() {
 }
 
 // Drift (seed 003 §5.6): the step of interval i comes from stream index i, so
-// the path of rates is the same whenever the intervals are crossed.
+// the path of rates is the same whenever the intervals are crossed, and the
+// same for the generator's draws and for KeyLoadAt.
+void WorkloadGenerator::StepDrift(uint64_t* interval, sim::Time t,
+                                  std::vector<double>* log_weights) const {
+  // Lead-in sessions take the rates of the first interval.
+  uint64_t to = static_cast<uint64_t>(std::max(0.0, sim::ToSeconds(t)) / config_.drift.interval_s);
+  for (uint64_t i = *interval + 1; i <= to; ++i) {
+    sim::RandomStream step(seed_, "workload.drift", i);
+    for (double& w : *log_weights) w += config_.drift.sigma * step.Normal();
+  }
+  *interval = std::max(*interval, to);
+}
+
+namespace {
+
+// Weights proportional to exp(log_weights), the largest 1.
+std::vector<double> DriftWeights(const std::vector<double>& log_weights) {
+  double top = *std::max_element(log_weights.begin(), log_weights.end());
+  std::vector<double> weights(log_weights.size());
+  for (size_t k = 0; k < weights.size(); ++k) weights[k] = std::exp(log_weights[k] - top);
+  return weights;
+}
+
+// The load schedule's factor at t seconds (arrival_process.h, LoadStep).
+double LoadFactorAt(const std::vector<LoadStep>& steps, double t) {
+  for (const LoadStep& step : steps) {
+    if (t < step.until_s) return step.factor;
+  }
+  return steps.empty() ? 1.0 : steps.back().factor;
+}
+
+}  // namespace
+
 uint32_t WorkloadGenerator::DrawKey(sim::Time arrival) {
   if (config_.drift.sigma > 0) {
-    // Lead-in sessions take the rates of the first interval.
-    uint64_t interval =
-        static_cast<uint64_t>(std::max(0.0, sim::ToSeconds(arrival)) / config_.drift.interval_s);
-    if (interval > drift_interval_) {
-      for (uint64_t i = drift_interval_ + 1; i <= interval; ++i) {
-        sim::RandomStream step(seed_, "workload.drift", i);
-        for (double& w : log_weights_) w += config_.drift.sigma * step.Normal();
-      }
-      drift_interval_ = interval;
-      double top = *std::max_element(log_weights_.begin(), log_weights_.end());
-      std::vector<double> weights(log_weights_.size());
-      for (size_t k = 0; k < weights.size(); ++k) weights[k] = std::exp(log_weights_[k] - top);
-      key_table_ = AliasTable(weights);
-    }
+    uint64_t before = drift_interval_;
+    StepDrift(&drift_interval_, arrival, &log_weights_);
+    if (drift_interval_ != before) key_table_ = AliasTable(DriftWeights(log_weights_));
   }
   return key_table_.Draw(key_rng_);
+}
+
+void WorkloadGenerator::KeyLoadAt(sim::Time t, std::vector<double>* out) const {
+  if (config_.drift.sigma > 0) {
+    if (t < true_rates_at_) {  // asked about an earlier time: walk again from the start
+      true_log_weights_.clear();
+      true_interval_ = 0;
+    }
+    if (true_log_weights_.empty()) {
+      for (double s : shares_) true_log_weights_.push_back(s > 0 ? std::log(s) : -INFINITY);
+    }
+    true_rates_at_ = t;
+    StepDrift(&true_interval_, t, &true_log_weights_);
+    *out = DriftWeights(true_log_weights_);
+    double sum = 0;
+    for (double w : *out) sum += w;
+    for (double& w : *out) w /= sum;
+  } else {
+    *out = shares_;
+  }
+  double factor = LoadFactorAt(config_.load_schedule, sim::ToSeconds(t));
+  for (double& r : *out) r *= factor;
 }
 
 void WorkloadGenerator::StartSession(sim::Time arrival) {

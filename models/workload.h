@@ -85,6 +85,9 @@ class WorkloadGenerator : public RequestSource {
 
   bool Next(Request* out) override;
   const std::vector<double>& key_shares() const override { return shares_; }
+  // Drifted shares (same path as the requests' keys) times the load
+  // schedule's factor at t; session turns lag the schedule by think times.
+  void KeyLoadAt(sim::Time t, std::vector<double>* out) const override;
   std::span<const PromptSegment> segments() const override {
     if (sessions_.empty()) return {};
     return std::span(sessions_[emitted_slot_].history).first(emitted_segments_);
@@ -113,6 +116,8 @@ class WorkloadGenerator : public RequestSource {
   // Issues the slot's next turn; fills `out` unless it is null (a lead-in turn).
   void Emit(uint32_t slot, sim::Time arrival, Request* out);
   uint32_t DrawKey(sim::Time arrival);
+  // Takes `log_weights`, at drift interval *interval, to the interval of t.
+  void StepDrift(uint64_t* interval, sim::Time t, std::vector<double>* log_weights) const;
 
   WorkloadConfig config_;
   uint64_t seed_;
@@ -123,6 +128,10 @@ class WorkloadGenerator : public RequestSource {
   std::vector<double> log_weights_;  // drifted log-rates, when drifting
   AliasTable key_table_;
   uint64_t drift_interval_ = 0;
+  // KeyLoadAt's own walk along the same drift path, apart from the draws'.
+  mutable std::vector<double> true_log_weights_;
+  mutable uint64_t true_interval_ = 0;
+  mutable sim::Time true_rates_at_ = 0;
   AliasTable document_table_;
   ArrivalProcess arrivals_;
   LoadSchedule schedule_;
