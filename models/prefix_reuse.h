@@ -51,8 +51,6 @@ class PrefixReuse {
   std::span<const Match> Observe(std::span<const uint64_t> blocks,
                                  std::span<const uint32_t> run_ends, sim::Time now);
 
-  uint64_t groups() const { return groups_.size(); }
-
  private:
   struct Group {
     uint32_t blocks = 0;

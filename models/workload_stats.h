@@ -42,9 +42,8 @@ struct WorkloadStats {
 };
 
 // Consumes requests in arrival order, a run of blocks at a time (prefix_reuse.h):
-// a million requests take seconds. Memory grows with the distinct runs seen
-// (about 60 bytes each), the group touches since the last renumbering
-// (12 bytes each, at most about 4 per run) and 8 bytes per request.
+// a million requests take seconds. Memory grows with the groups of blocks
+// (about 50-70 bytes each, a few per distinct run seen) and 8 bytes per request.
 class WorkloadStatsCollector {
  public:
   explicit WorkloadStatsCollector(WorkloadStatsOptions options);
