@@ -1,5 +1,10 @@
 #include "models/request_source.h"
 
+#include <cmath>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
 #include "models/trace_replay.h"
 #include "models/workload.h"
 
@@ -11,6 +16,18 @@ std::unique_ptr<RequestSource> MakeRequestSource(const WorkloadConfig& config, u
     return std::make_unique<WorkloadGenerator>(config, seed, qps, end);
   }
   auto trace = std::make_shared<const Trace>(ReadTrace(config.trace));
+  if (config.trace.timing == TraceConfig::Timing::kNative) {
+    // The trace's own timestamps: its own rate is the only load there is.
+    double native = NativeQps(*trace);
+    if (!(std::abs(qps - native) <= 1e-9 * native)) {
+      std::ostringstream msg;
+      msg << std::setprecision(12) << "workload.trace.timing is native: '" << config.trace.file
+          << "' is replayed at its own rate, " << native << " QPS, so a load of " << qps
+          << " QPS cannot be offered (timing: scaled sweeps loads)";
+      throw std::invalid_argument(msg.str());
+    }
+    qps = native;
+  }
   return std::make_unique<TraceReplay>(std::move(trace), config.trace.loop, qps, end,
                                        static_cast<uint32_t>(config.block_size_tokens));
 }

@@ -5,8 +5,10 @@
 #define KVROUTE_MODELS_REQUEST_SOURCE_H_
 
 #include <memory>
+#include <span>
 #include <vector>
 
+#include "models/prompt_blocks.h"
 #include "models/request.h"
 #include "sim/core/time.h"
 
@@ -23,6 +25,15 @@ class RequestSource {
   // The expected share of requests of each key (sums to 1): the planner's
   // per-key rates are these times the load.
   virtual const std::vector<double>& key_shares() const = 0;
+
+  // Each key's expected request rate at simulated time t per unit of the
+  // load's QPS (key_shares() when the rates never change): what a planner
+  // told the workload's true current rates would see.
+  virtual void KeyLoadAt(sim::Time /*t*/, std::vector<double>* out) const { *out = key_shares(); }
+
+  // The segments of the prompt Next() last returned (its block_hashes are
+  // their full blocks), valid until the next call; empty when not known.
+  virtual std::span<const PromptSegment> segments() const { return {}; }
 };
 
 struct WorkloadConfig;

@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "sim/core/hashing.h"
+#include "sim/core/time.h"
 
 namespace kvroute::models {
 namespace {
@@ -272,6 +273,16 @@ Trace ReadTrace(const TraceConfig& config) {
   if (trace.records.empty())
     throw TraceError(config.file + ": no requests in the trace (after skip)");
   return trace;
+}
+
+double TracePeriod(const Trace& trace) {
+  double span = sim::ToSeconds(trace.records.back().time_ns);
+  size_t n = trace.records.size();
+  return n > 1 && span > 0 ? span * static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
+}
+
+double NativeQps(const Trace& trace) {
+  return static_cast<double>(trace.records.size()) / TracePeriod(trace);
 }
 
 }  // namespace kvroute::models

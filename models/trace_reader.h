@@ -22,6 +22,10 @@ struct TraceConfig {
   // Mooncake: a request's key is its first `key_blocks` block ids (the
   // conversation trace's first block is one system prompt shared by all).
   uint32_t key_blocks = 2;
+  // kScaled: timestamps scaled so that the trace's mean rate is the load;
+  // kNative: the trace's own timestamps, so its own rate is the only load.
+  enum class Timing { kScaled, kNative };
+  Timing timing = Timing::kScaled;
 };
 
 inline constexpr uint32_t kMooncakeBlockTokens = 512;
@@ -53,6 +57,14 @@ class TraceError : public std::runtime_error {
 // Reads `config.file` in `config.format`, keeping the configured subset.
 // Throws TraceError naming the file, the line and the field at fault.
 Trace ReadTrace(const TraceConfig& config);
+
+// One pass of the trace in seconds: its span plus one mean gap (1 s for a
+// single request), the offset of the next pass when it loops.
+// REQUIRES: at least one record.
+double TracePeriod(const Trace& trace);
+
+// Requests per second of the trace as recorded: n / TracePeriod.
+double NativeQps(const Trace& trace);
 
 // Mooncake only: the share of the trace's block ids that appeared in an
 // earlier request — the trace's own 512-token block hit rate with an

@@ -35,9 +35,8 @@ TraceReplay::TraceReplay(std::shared_ptr<const Trace> trace, bool loop, double q
                          uint32_t block_size)
     : trace_(std::move(trace)), loop_(loop), end_(end), block_size_(block_size) {
   const auto& records = trace_->records;
-  double span = sim::ToSeconds(records.back().time_ns);
   size_t n = records.size();
-  period_s_ = n > 1 && span > 0 ? span * static_cast<double>(n) / static_cast<double>(n - 1) : 1.0;
+  period_s_ = TracePeriod(*trace_);
   native_qps_ = static_cast<double>(n) / period_s_;
   scale_ = native_qps_ / qps;
   shares_.assign(trace_->keys, 0.0);

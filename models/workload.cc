@@ -24,6 +24,15 @@ double SessionRate(const WorkloadConfig& c, double qps) {
   return qps / std::max(1.0, c.sessions.turns.MeanDraw());
 }
 
+// The longest a session can last from its first turn to its last: a bound
+// on the lead-in that puts the sessions in steady state at time 0. Unclamped
+// lognormal tails are cut at the 1 - 1e-12 quantile.
+double LongestSession(const SessionConfig& sessions) {
+  constexpr double kTop = 1 - 1e-12;
+  double turns = std::max(1.0, std::round(sessions.turns.Quantile(kTop)));
+  return (turns - 1) * std::max(0.0, sessions.think_time_s.Quantile(kTop));
+}
+
 }  // namespace
 
 WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed, double qps,
@@ -31,6 +40,7 @@ WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed
     : config_(config),
       seed_(seed),
       session_rate_(SessionRate(config, qps)),
+      lead_in_s_(LongestSession(config.sessions)),
       end_(end),
       shares_(KeyShares(config.keys, config.rates)),
       key_table_(shares_),
@@ -50,29 +60,77 @@ WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed
 
 void WorkloadGenerator::AdvanceFresh() {
   unit_time_ += arrivals_.NextGap();
-  double t = schedule_.Warp(unit_time_ / session_rate_);
+  // The lead-in runs at the load of the schedule's first step.
+  double c = unit_time_ / session_rate_ - lead_in_s_;
+  double first_factor = config_.load_schedule.empty() ? 1 : config_.load_schedule[0].factor;
+  double t = c < 0 ? c / first_factor : schedule_.Warp(c);
   fresh_arrival_ = t < sim::ToSeconds(end_) ? sim::FromSeconds(t) : sim::kNever;
   if (fresh_arrival_ >= end_) fresh_arrival_ = sim::kNever;
 }
 
 // Drift (seed 003 §5.6): the step of interval i comes from stream index i, so
-// the path of rates is the same whenever the intervals are crossed.
+// the path of rates is the same whenever the intervals are crossed, and the
+// same for the generator's draws and for KeyLoadAt.
+void WorkloadGenerator::StepDrift(uint64_t* interval, sim::Time t,
+                                  std::vector<double>* log_weights) const {
+  // Lead-in sessions take the rates of the first interval.
+  uint64_t to = static_cast<uint64_t>(std::max(0.0, sim::ToSeconds(t)) / config_.drift.interval_s);
+  for (uint64_t i = *interval + 1; i <= to; ++i) {
+    sim::RandomStream step(seed_, "workload.drift", i);
+    for (double& w : *log_weights) w += config_.drift.sigma * step.Normal();
+  }
+  *interval = std::max(*interval, to);
+}
+
+namespace {
+
+// Weights proportional to exp(log_weights), the largest 1.
+std::vector<double> DriftWeights(const std::vector<double>& log_weights) {
+  double top = *std::max_element(log_weights.begin(), log_weights.end());
+  std::vector<double> weights(log_weights.size());
+  for (size_t k = 0; k < weights.size(); ++k) weights[k] = std::exp(log_weights[k] - top);
+  return weights;
+}
+
+// The load schedule's factor at t seconds (arrival_process.h, LoadStep).
+double LoadFactorAt(const std::vector<LoadStep>& steps, double t) {
+  for (const LoadStep& step : steps) {
+    if (t < step.until_s) return step.factor;
+  }
+  return steps.empty() ? 1.0 : steps.back().factor;
+}
+
+}  // namespace
+
 uint32_t WorkloadGenerator::DrawKey(sim::Time arrival) {
   if (config_.drift.sigma > 0) {
-    uint64_t interval = static_cast<uint64_t>(sim::ToSeconds(arrival) / config_.drift.interval_s);
-    if (interval > drift_interval_) {
-      for (uint64_t i = drift_interval_ + 1; i <= interval; ++i) {
-        sim::RandomStream step(seed_, "workload.drift", i);
-        for (double& w : log_weights_) w += config_.drift.sigma * step.Normal();
-      }
-      drift_interval_ = interval;
-      double top = *std::max_element(log_weights_.begin(), log_weights_.end());
-      std::vector<double> weights(log_weights_.size());
-      for (size_t k = 0; k < weights.size(); ++k) weights[k] = std::exp(log_weights_[k] - top);
-      key_table_ = AliasTable(weights);
-    }
+    uint64_t before = drift_interval_;
+    StepDrift(&drift_interval_, arrival, &log_weights_);
+    if (drift_interval_ != before) key_table_ = AliasTable(DriftWeights(log_weights_));
   }
   return key_table_.Draw(key_rng_);
+}
+
+void WorkloadGenerator::KeyLoadAt(sim::Time t, std::vector<double>* out) const {
+  if (config_.drift.sigma > 0) {
+    if (t < true_rates_at_) {  // asked about an earlier time: walk again from the start
+      true_log_weights_.clear();
+      true_interval_ = 0;
+    }
+    if (true_log_weights_.empty()) {
+      for (double s : shares_) true_log_weights_.push_back(s > 0 ? std::log(s) : -INFINITY);
+    }
+    true_rates_at_ = t;
+    StepDrift(&true_interval_, t, &true_log_weights_);
+    *out = DriftWeights(true_log_weights_);
+    double sum = 0;
+    for (double w : *out) sum += w;
+    for (double& w : *out) w /= sum;
+  } else {
+    *out = shares_;
+  }
+  double factor = LoadFactorAt(config_.load_schedule, sim::ToSeconds(t));
+  for (double& r : *out) r *= factor;
 }
 
 void WorkloadGenerator::StartSession(sim::Time arrival) {
@@ -118,17 +176,22 @@ void WorkloadGenerator::StartSession(sim::Time arrival) {
 }
 
 bool WorkloadGenerator::Next(Request* out) {
-  // Start every session whose first turn precedes the earliest pending turn.
-  while (fresh_arrival_ != sim::kNever &&
-         (pending_.empty() || fresh_arrival_ < pending_.top().arrival)) {
-    StartSession(fresh_arrival_);
-    AdvanceFresh();
+  while (true) {
+    // Start every session whose first turn precedes the earliest pending turn.
+    while (fresh_arrival_ != sim::kNever &&
+           (pending_.empty() || fresh_arrival_ < pending_.top().arrival)) {
+      StartSession(fresh_arrival_);
+      AdvanceFresh();
+    }
+    if (pending_.empty()) return false;
+    Pending p = pending_.top();
+    pending_.pop();
+    if (p.arrival >= 0) {
+      Emit(p.slot, p.arrival, out);
+      return true;
+    }
+    Emit(p.slot, p.arrival, nullptr);
   }
-  if (pending_.empty()) return false;
-  Pending p = pending_.top();
-  pending_.pop();
-  Emit(p.slot, p.arrival, out);
-  return true;
 }
 
 void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
@@ -138,14 +201,19 @@ void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
   if (user == 0 && TotalTokens(s.history) == 0) user = 1;  // a prompt has at least one token
   s.history.push_back({sim::Combine(sim::Combine(kUserSalt, s.id), t), user});
 
-  out->id = next_id_++;
-  out->arrival = arrival;
-  out->key = s.key;
-  out->tenant = config_.tenants > 0 ? s.key % config_.tenants : s.key;
-  out->session = s.id;
-  out->prompt_tokens = TotalTokens(s.history);
-  out->output_tokens = s.output_tokens[t];
-  HashPromptBlocks(s.history, static_cast<uint32_t>(config_.block_size_tokens), &out->block_hashes);
+  if (out != nullptr) {
+    out->id = next_id_++;
+    out->arrival = arrival;
+    out->key = s.key;
+    out->tenant = config_.tenants > 0 ? s.key % config_.tenants : s.key;
+    out->session = s.id;
+    out->prompt_tokens = TotalTokens(s.history);
+    out->output_tokens = s.output_tokens[t];
+    HashPromptBlocks(s.history, static_cast<uint32_t>(config_.block_size_tokens),
+                     &out->block_hashes);
+    emitted_slot_ = slot;
+    emitted_segments_ = static_cast<uint32_t>(s.history.size());
+  }
 
   // The next turn's prompt continues with this turn's output (open loop).
   if (s.turn < s.user_tokens.size()) {

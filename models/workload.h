@@ -9,6 +9,12 @@
 // think times) is drawn when it starts, in start order, from its own streams.
 // Later turns are open-loop: turn t+1 arrives think time after turn t arrives,
 // whatever the simulated cluster did with turn t.
+//
+// Multi-turn sessions start in steady state: sessions also start during a
+// lead-in before time 0 as long as the longest session (the most turns times
+// the longest think time), and only their turns from time 0 on are emitted.
+// Without it the request rate would ramp up from QPS / mean turns over the
+// first session length, and the run would fall short of the load.
 #ifndef KVROUTE_MODELS_WORKLOAD_H_
 #define KVROUTE_MODELS_WORKLOAD_H_
 
@@ -79,6 +85,13 @@ class WorkloadGenerator : public RequestSource {
 
   bool Next(Request* out) override;
   const std::vector<double>& key_shares() const override { return shares_; }
+  // Drifted shares (same path as the requests' keys) times the load
+  // schedule's factor at t; session turns lag the schedule by think times.
+  void KeyLoadAt(sim::Time t, std::vector<double>* out) const override;
+  std::span<const PromptSegment> segments() const override {
+    if (sessions_.empty()) return {};
+    return std::span(sessions_[emitted_slot_].history).first(emitted_segments_);
+  }
 
  private:
   struct Session {
@@ -100,17 +113,25 @@ class WorkloadGenerator : public RequestSource {
 
   void AdvanceFresh();
   void StartSession(sim::Time arrival);
+  // Issues the slot's next turn; fills `out` unless it is null (a lead-in turn).
   void Emit(uint32_t slot, sim::Time arrival, Request* out);
   uint32_t DrawKey(sim::Time arrival);
+  // Takes `log_weights`, at drift interval *interval, to the interval of t.
+  void StepDrift(uint64_t* interval, sim::Time t, std::vector<double>* log_weights) const;
 
   WorkloadConfig config_;
   uint64_t seed_;
   double session_rate_;  // session starts per second before the schedule
+  double lead_in_s_;     // sessions start this long before time 0
   sim::Time end_;
   std::vector<double> shares_;
   std::vector<double> log_weights_;  // drifted log-rates, when drifting
   AliasTable key_table_;
   uint64_t drift_interval_ = 0;
+  // KeyLoadAt's own walk along the same drift path, apart from the draws'.
+  mutable std::vector<double> true_log_weights_;
+  mutable uint64_t true_interval_ = 0;
+  mutable sim::Time true_rates_at_ = 0;
   AliasTable document_table_;
   ArrivalProcess arrivals_;
   LoadSchedule schedule_;
@@ -121,7 +142,7 @@ class WorkloadGenerator : public RequestSource {
   std::vector<Session> sessions_;
   std::vector<uint32_t> free_slots_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
-  std::vector<PromptSegment> segments_;  // scratch for the prompt being built
+  uint32_t emitted_slot_ = 0, emitted_segments_ = 0;  // the last request's prompt
 };
 
 }  // namespace kvroute::models

@@ -3,134 +3,24 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 #include <utility>
 
 #include "models/key_rates.h"
-#include "sim/core/flat_hash_index.h"
 
 namespace kvroute::models {
 
-// Last-seen time of every block hash ever seen: open addressing with linear
-// probing, doubled at half load. Hashes are never 0 (ChainBlockHash), so 0
-// marks an empty slot.
-class WorkloadStatsCollector::BlockAges {
- public:
-  BlockAges() : keys_(1 << 16, 0), times_(1 << 16, 0) {}
-
-  // Starts loading the slots `hash` probes first; a request's blocks are
-  // scattered over the table, so overlapping their cache misses is most of
-  // the speed of a pass.
-  void Prefetch(uint64_t hash) const {
-    size_t i = sim::Mix64(hash) & (keys_.size() - 1);
-    __builtin_prefetch(&keys_[i]);
-    __builtin_prefetch(&times_[i]);
-  }
-
-  // The previous time `hash` was seen (sim::kNever if never), now set to `now`.
-  sim::Time Swap(uint64_t hash, sim::Time now) {
-    if (2 * (size_ + 1) > keys_.size()) Grow();
-    size_t mask = keys_.size() - 1;
-    for (size_t i = sim::Mix64(hash) & mask;; i = (i + 1) & mask) {
-      if (keys_[i] == hash) return std::exchange(times_[i], now);
-      if (keys_[i] == 0) {
-        keys_[i] = hash;
-        times_[i] = now;
-        ++size_;
-        return sim::kNever;
-      }
-    }
-  }
-
- private:
-  void Grow() {
-    std::vector<uint64_t> keys(keys_.size() * 2, 0);
-    std::vector<sim::Time> times(keys.size(), 0);
-    size_t mask = keys.size() - 1;
-    for (size_t j = 0; j < keys_.size(); ++j) {
-      if (keys_[j] == 0) continue;
-      size_t i = sim::Mix64(keys_[j]) & mask;
-      while (keys[i] != 0) i = (i + 1) & mask;
-      keys[i] = keys_[j];
-      times[i] = times_[j];
-    }
-    keys_.swap(keys);
-    times_.swap(times);
-  }
-
-  std::vector<uint64_t> keys_;
-  std::vector<sim::Time> times_;
-  size_t size_ = 0;
-};
-
-// A block-level LRU cache with prefix lookups. A request's blocks are touched
-// deepest first, so its first block is the most recent and eviction takes
-// leaves before their prefixes, as the replica's radix cache does.
-class WorkloadStatsCollector::LruCache {
- public:
-  explicit LruCache(uint32_t capacity)
-      : capacity_(std::max<uint32_t>(1, capacity)),
-        index_(capacity_),
-        hash_(capacity_),
-        prev_(capacity_),
-        next_(capacity_) {}
-
-  uint32_t PrefixHits(const std::vector<uint64_t>& blocks) const {
-    uint32_t n = 0;
-    while (n < blocks.size() && index_.Find(blocks[n]) != sim::FlatHashIndex::kAbsent) ++n;
-    return n;
-  }
-
-  void Touch(uint64_t hash) {
-    uint32_t slot = index_.Find(hash);
-    if (slot != sim::FlatHashIndex::kAbsent) {
-      Unlink(slot);
-    } else if (size_ == capacity_) {
-      slot = tail_;
-      Unlink(slot);
-      index_.Erase(hash_[slot]);
-      index_.Insert(hash, slot);
-    } else {
-      slot = size_++;
-      index_.Insert(hash, slot);
-    }
-    hash_[slot] = hash;
-    PushFront(slot);
-  }
-
- private:
-  static constexpr uint32_t kNone = UINT32_MAX;
-  void Unlink(uint32_t s) {
-    (prev_[s] == kNone ? head_ : next_[prev_[s]]) = next_[s];
-    (next_[s] == kNone ? tail_ : prev_[next_[s]]) = prev_[s];
-  }
-  void PushFront(uint32_t s) {
-    prev_[s] = kNone;
-    next_[s] = head_;
-    (head_ == kNone ? tail_ : prev_[head_]) = s;
-    head_ = s;
-  }
-
-  uint32_t capacity_;
-  sim::FlatHashIndex index_;
-  std::vector<uint64_t> hash_;
-  std::vector<uint32_t> prev_, next_;
-  uint32_t head_ = kNone, tail_ = kNone, size_ = 0;
-};
-
 WorkloadStatsCollector::WorkloadStatsCollector(WorkloadStatsOptions options)
     : options_(std::move(options)),
-      ages_(std::make_unique<BlockAges>()),
       lru_hit_tokens_(options_.lru_blocks.size(), 0),
       window_tokens_(options_.windows_s.size(), 0) {
+  // An LRU cache holds at least one block and at most 2^30.
   for (uint64_t blocks : options_.lru_blocks) {
-    lru_.push_back(
-        std::make_unique<LruCache>(static_cast<uint32_t>(std::min<uint64_t>(blocks, 1u << 30))));
+    lru_capacity_.push_back(std::clamp<uint64_t>(blocks, 1, uint64_t{1} << 30));
   }
 }
 
-WorkloadStatsCollector::~WorkloadStatsCollector() = default;
-
-void WorkloadStatsCollector::Add(const Request& r) {
+void WorkloadStatsCollector::Add(const Request& r, std::span<const PromptSegment> segments) {
   if (prompt_lengths_.empty()) {
     first_ = r.arrival;
   } else {
@@ -145,23 +35,37 @@ void WorkloadStatsCollector::Add(const Request& r) {
   ++key_counts_[r.key];
   prompt_total_ += r.prompt_tokens;
 
-  // Chained hashes: a block seen at time s implies its whole prefix was seen
-  // then too, so ages never decrease along the chain and the blocks seen
-  // within T form a prefix.
-  const uint64_t bs = options_.block_size;
-  for (uint64_t hash : r.block_hashes) ages_->Prefetch(hash);
-  for (uint64_t hash : r.block_hashes) {
-    sim::Time seen = ages_->Swap(hash, r.arrival);
-    if (seen == sim::kNever) continue;
-    ideal_hit_tokens_ += bs;
-    double age = sim::ToSeconds(r.arrival - seen);
-    for (size_t w = 0; w < options_.windows_s.size(); ++w) {
-      if (age <= options_.windows_s[w]) window_tokens_[w] += bs;
-    }
+  int with_segments = segments.empty() ? 0 : 1;
+  if (with_segments_ < 0) with_segments_ = with_segments;
+  if (with_segments != with_segments_) {
+    throw std::invalid_argument(
+        "WorkloadStatsCollector: requests with and without segments in one stream");
   }
-  for (size_t c = 0; c < lru_.size(); ++c) {
-    lru_hit_tokens_[c] += bs * lru_[c]->PrefixHits(r.block_hashes);
-    for (size_t j = r.block_hashes.size(); j-- > 0;) lru_[c]->Touch(r.block_hashes[j]);
+  const uint32_t n = static_cast<uint32_t>(r.block_hashes.size());
+  if (with_segments) {
+    SegmentRunEnds(segments, options_.block_size, n, &run_ends_);
+  } else {
+    run_ends_.resize(n);
+    for (uint32_t j = 0; j < n; ++j) run_ends_[j] = j + 1;
+  }
+
+  // A block seen at time s implies its whole prefix was seen then too, so the
+  // blocks seen within T form a prefix, and so do an LRU cache's hits.
+  const uint64_t bs = options_.block_size;
+  for (const PrefixReuse::Match& m : reuse_.Observe(r.block_hashes, run_ends_, r.arrival)) {
+    ideal_hit_tokens_ += bs * m.blocks;
+    double age = sim::ToSeconds(r.arrival - m.last_seen);
+    for (size_t w = 0; w < options_.windows_s.size(); ++w) {
+      if (age <= options_.windows_s[w]) window_tokens_[w] += bs * m.blocks;
+    }
+    for (size_t c = 0; c < lru_capacity_.size(); ++c) {
+      // The i-th block of the match has m.more_recent_blocks + i blocks more
+      // recent than it and is cached iff that is below the capacity.
+      if (m.more_recent_blocks < lru_capacity_[c]) {
+        lru_hit_tokens_[c] +=
+            bs * std::min<uint64_t>(m.blocks, lru_capacity_[c] - m.more_recent_blocks);
+      }
+    }
   }
 }
 

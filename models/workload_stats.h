@@ -7,10 +7,12 @@
 #define KVROUTE_MODELS_WORKLOAD_STATS_H_
 
 #include <cstdint>
-#include <memory>
 #include <ostream>
+#include <span>
 #include <vector>
 
+#include "models/prefix_reuse.h"
+#include "models/prompt_blocks.h"
 #include "models/request.h"
 
 namespace kvroute::models {
@@ -39,24 +41,26 @@ struct WorkloadStats {
   std::vector<double> seen_within_window;  // per options.windows_s
 };
 
-// Consumes requests in arrival order. Memory grows with the distinct blocks
-// seen (about 12 bytes each at most twice) and 8 bytes per request.
+// Consumes requests in arrival order, a run of blocks at a time (prefix_reuse.h):
+// a million requests take seconds. Memory grows with the groups of blocks
+// (about 50-70 bytes each, a few per distinct run seen) and 8 bytes per request.
 class WorkloadStatsCollector {
  public:
   explicit WorkloadStatsCollector(WorkloadStatsOptions options);
-  ~WorkloadStatsCollector();
 
-  // REQUIRES: requests in non-decreasing arrival order.
-  void Add(const Request& r);
+  // `segments` are the prompt's segments (RequestSource::segments()); without
+  // them every block is a run of its own, which gives the same figures slowly.
+  // REQUIRES: requests in non-decreasing arrival order; either every request
+  // comes with its segments or none does (std::invalid_argument otherwise).
+  void Add(const Request& r, std::span<const PromptSegment> segments = {});
   WorkloadStats Finish();
 
  private:
-  class BlockAges;
-  class LruCache;
-
   WorkloadStatsOptions options_;
-  std::unique_ptr<BlockAges> ages_;
-  std::vector<std::unique_ptr<LruCache>> lru_;
+  std::vector<uint64_t> lru_capacity_;  // per options.lru_blocks, as an LRU cache holds them
+  PrefixReuse reuse_;
+  int with_segments_ = -1;  // -1 until the first request
+  std::vector<uint32_t> run_ends_;
   std::vector<uint32_t> prompt_lengths_, output_lengths_;
   std::vector<uint64_t> key_counts_;
   uint64_t prompt_total_ = 0, ideal_hit_tokens_ = 0;

@@ -9,6 +9,7 @@
 // its staleness exceeds the re-warm penalty, churn_aware re-places only what
 // the LPT bound requires.
 #include <algorithm>
+#include <functional>
 
 #include "policies/builtin_policies.h"
 #include "policies/cacheroute_planner.h"
@@ -19,6 +20,7 @@ namespace kvroute::policies {
 namespace {
 
 enum class Replan { kEveryInterval = 0, kHold = 1, kChurnAware = 2 };
+enum class Rates { kMeasured = 0, kWorkload = 1 };
 
 class CacheRoutePolicy : public Policy {
  public:
@@ -31,10 +33,18 @@ class CacheRoutePolicy : public Policy {
         replan_(static_cast<Replan>(params.Get("replan"))),
         misses_per_move_(params.Get("rewarm_misses_per_move")),
         churn_slack_(params.Get("churn_slack")),
+        true_rates_(static_cast<Rates>(params.Get("rates")) == Rates::kWorkload ? ctx.true_key_rates
+                                                                                : nullptr),
         rng_(ctx.seed, "policy.cacheroute"),
         arrivals_(ctx.key_rates.size(), 0),
         measured_rates_(ctx.key_rates.size(), 0),
-        plan_(BuildPlan(ctx.key_rates, config_)) {}
+        plan_(BuildPlan(ctx.key_rates, config_)) {
+    if (static_cast<Rates>(params.Get("rates")) == Rates::kWorkload && !true_rates_) {
+      throw PolicyConfigError(
+          "cacheroute: rates: workload needs the workload's true rates, which "
+          "this simulation does not offer");
+    }
+  }
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
     uint32_t best = UINT32_MAX;
@@ -54,11 +64,15 @@ class CacheRoutePolicy : public Policy {
 
   sim::Time ControlInterval() const override { return interval_; }
 
-  void OnControlTick(const ClusterView&) override {
+  void OnControlTick(const ClusterView& view) override {
     double seconds = sim::ToSeconds(interval_);
     for (size_t key = 0; key < arrivals_.size(); ++key) {
       measured_rates_[key] = static_cast<double>(arrivals_[key]) / seconds;
       arrivals_[key] = 0;
+    }
+    if (true_rates_) {
+      true_rates_(view.now, &measured_rates_);
+      measured_rates_.resize(arrivals_.size(), 0);
     }
     ++ticks_;
     switch (replan_) {
@@ -102,6 +116,8 @@ class CacheRoutePolicy : public Policy {
   Replan replan_;
   double misses_per_move_;
   double churn_slack_;
+  // rates: workload: the workload's rates at the tick instead of the measured ones.
+  std::function<void(sim::Time, std::vector<double>*)> true_rates_;
   sim::RandomStream rng_;
   std::vector<uint64_t> arrivals_;  // this interval, per key
   std::vector<double> measured_rates_;
@@ -137,7 +153,14 @@ PolicyInfo CacheRoutePolicyInfo() {
             "hold: cold prefills charged per (key, replica) pair the fresh plan adds", false, 0},
            {"churn_slack", 0.05,
             "churn_aware: kept shares may load a replica to (1 + slack) x the fresh LPT maximum",
-            false, 0}},
+            false, 0},
+           {"rates",
+            0,
+            "what a tick plans from: the rates measured over the interval just ended, or the "
+            "workload's true rates at the tick (drift and load schedule; an upper bound)",
+            false,
+            0,
+            {"measured", "workload"}}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<CacheRoutePolicy>(params, ctx);
           }};

@@ -6,6 +6,7 @@
 #define KVROUTE_POLICIES_POLICY_H_
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -72,6 +73,10 @@ struct PolicyContext {
   int block_size_tokens = 16;
   int64_t max_num_batched_tokens = 8192;  // the replicas' per-iteration token budget
   uint32_t kv_blocks_per_replica = 0;     // KV pool size; 0 when unknown
+  // The workload's true per-key rates at a simulated time, req/s on the scale
+  // of key_rates (drift and load schedule included), for a policy that is
+  // told them rather than measuring them; empty when not offered.
+  std::function<void(sim::Time, std::vector<double>*)> true_key_rates;
 };
 
 class Policy {

@@ -274,9 +274,9 @@ int Point(int argc, const char* const* argv, std::ostream& out) {
   po::variables_map vm = Parse(argc, argv, options, positional);
   if (!vm.count("scenario")) throw UsageError("point: a scenario file is required");
   if (!vm.count("policy")) throw UsageError("point: --policy is required");
-  if (!vm.count("qps")) throw UsageError("point: --qps is required");
-
   Scenario scenario = Load(vm);
+  bool native = scenario.workload.trace.timing == models::TraceConfig::Timing::kNative;
+  if (!vm.count("qps") && !native) throw UsageError("point: --qps is required");
   std::string name = vm["policy"].as<std::string>();
   PointSpec spec;
   auto it = std::find_if(scenario.policies.begin(), scenario.policies.end(),
@@ -288,7 +288,8 @@ int Point(int argc, const char* const* argv, std::ostream& out) {
     scenario.policies.push_back(PolicySpec{name, name, {}, "--policy"});
     spec.policy_index = scenario.policies.size() - 1;
   }
-  spec.qps = vm["qps"].as<double>();
+  // A trace at native timing has one load, its own rate.
+  spec.qps = vm.count("qps") ? vm["qps"].as<double>() : scenario.reference_qps;
   if (!(spec.qps > 0) || !std::isfinite(spec.qps))
     throw UsageError("--qps must be a positive number");
   spec.seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : scenario.seed;
@@ -480,7 +481,7 @@ int WorkloadStatsCommand(int argc, const char* const* argv, std::ostream& out) {
   auto source = models::MakeRequestSource(s.workload, seed, qps, FromSeconds(s.duration_s));
   models::WorkloadStatsCollector collector(o);
   models::Request r;
-  while (source->Next(&r)) collector.Add(r);
+  while (source->Next(&r)) collector.Add(r, source->segments());
   models::WorkloadStats stats = collector.Finish();
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   out << "workload of scenario '" << s.name << "' (" << s.source << ") at " << qps << " QPS, seed "
@@ -531,7 +532,7 @@ int TraceStatsCommand(int argc, const char* const* argv, std::ostream& out) {
   models::TraceReplay replay(trace, false, probe.native_qps(), kNever, block_size);
   models::WorkloadStatsCollector collector(o);
   models::Request r;
-  while (replay.Next(&r)) collector.Add(r);
+  while (replay.Next(&r)) collector.Add(r, replay.segments());
   models::WorkloadStats stats = collector.Finish();
   out << "trace " << config.file << " ("
       << (config.format == models::TraceConfig::Format::kMooncake ? "mooncake" : "azure")

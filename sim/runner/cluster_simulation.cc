@@ -152,6 +152,11 @@ class ClusterSimulation : public models::ReplicaObserver {
       for (double key_share : workload_->key_shares()) {
         context.key_rates.push_back(key_share * spec.qps * share);
       }
+      context.true_key_rates = [source = workload_.get(), scale = spec.qps * share](
+                                   Time t, std::vector<double>* rates) {
+        source->KeyLoadAt(t, rates);
+        for (double& r : *rates) r *= scale;
+      };
       Deployment deployment;
       deployment.offset = offset;
       deployment.size = d.replicas;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iomanip>
 #include <set>
 #include <sstream>
 
@@ -423,7 +424,8 @@ void ParseDrift(MapReader& w, models::WorkloadConfig* c) {
   m.Finish();
 }
 
-void ParseTrace(MapReader& w, const YAML::Node& trace, models::WorkloadConfig* c) {
+// Returns the trace's own rate when its timing is native, else 0.
+double ParseTrace(MapReader& w, const YAML::Node& trace, models::WorkloadConfig* c) {
   MapReader m(w.ctx(), trace, "workload.trace");
   YAML::Node format_node = m.Required("format");
   std::string format = m.String("format", "");
@@ -444,20 +446,33 @@ void ParseTrace(MapReader& w, const YAML::Node& trace, models::WorkloadConfig* c
   c->trace.limit = m.Integer("limit", 0, 0, UINT64_MAX >> 12);
   c->trace.key_blocks =
       static_cast<uint32_t>(m.Integer("key_blocks", c->trace.key_blocks, 1, 1000));
+  if (YAML::Node n = m.Take("timing"); n.IsDefined()) {
+    std::string timing = n.IsScalar() ? n.Scalar() : "";
+    if (timing == "native") {
+      c->trace.timing = models::TraceConfig::Timing::kNative;
+    } else if (timing != "scaled") {
+      w.ctx().Fail(n, "workload.trace.timing",
+                   "unknown timing '" + timing + "' (valid: scaled, native)");
+    }
+  }
   m.Finish();
   try {
-    models::ReadTrace(c->trace);  // errors now, not in the middle of a sweep
+    // Read now, so that errors come before the sweep, not in its middle.
+    models::Trace read = models::ReadTrace(c->trace);
+    return c->trace.timing == models::TraceConfig::Timing::kNative ? models::NativeQps(read) : 0;
   } catch (const models::TraceError& e) {
     w.ctx().Fail(file, "workload.trace.file", e.what());
   }
+  return 0;
 }
 
-void ParseWorkload(MapReader& top, Scenario* s) {
+// Returns the trace's own rate when a trace is replayed at native timing, else 0.
+double ParseWorkload(MapReader& top, Scenario* s) {
   YAML::Node node = top.Required("workload");
   MapReader w(top.ctx(), node, "workload");
   models::WorkloadConfig& c = s->workload;
   if (YAML::Node trace = w.Take("trace"); trace.IsDefined()) {
-    ParseTrace(w, trace, &c);
+    double native_qps = ParseTrace(w, trace, &c);
     for (const auto& entry : node) {
       std::string key = entry.first.as<std::string>();
       if (key != "trace") {
@@ -465,7 +480,7 @@ void ParseWorkload(MapReader& top, Scenario* s) {
                      "a trace replaces the synthetic workload; remove this key or the trace");
       }
     }
-    return;
+    return native_qps;
   }
   c.keys = static_cast<uint32_t>(w.Integer("keys", c.keys, 1, 100'000'000));
   c.tenants = static_cast<uint32_t>(w.Integer("tenants", c.tenants, 0, 100'000'000));
@@ -506,6 +521,7 @@ void ParseWorkload(MapReader& top, Scenario* s) {
   } catch (const std::invalid_argument& e) {
     w.ctx().Fail(skew, "workload.rate_skew", e.what());
   }
+  return 0;
 }
 
 void ParsePolicies(MapReader& top, Scenario* s) {
@@ -565,8 +581,7 @@ void ParsePolicies(MapReader& top, Scenario* s) {
   }
 }
 
-void ParseSweep(MapReader& top, Scenario* s) {
-  MapReader sweep(top.ctx(), top.Required("sweep"), "sweep");
+void ParseLoadGrid(MapReader& top, MapReader& sweep, Scenario* s) {
   YAML::Node qps = sweep.Required("qps");
   if (!qps.IsSequence() || qps.size() == 0)
     top.ctx().Fail(qps, "sweep.qps", "expected a non-empty list");
@@ -588,6 +603,31 @@ void ParseSweep(MapReader& top, Scenario* s) {
     top.ctx().Fail(reference, "sweep.reference_qps", "must be one of the loads in sweep.qps");
   }
   s->precision_qps = sweep.Number("precision_qps", 0, 0);
+}
+
+// `native_qps` > 0: a trace replayed at its own timing, whose rate is the
+// only load; the sweep then gives no load and may be left out.
+void ParseSweep(MapReader& top, Scenario* s, double native_qps) {
+  if (native_qps > 0) {
+    s->qps = {native_qps};
+    s->reference_qps = native_qps;
+  }
+  YAML::Node node = native_qps > 0 ? top.Take("sweep") : top.Required("sweep");
+  if (!node.IsDefined()) return;
+  MapReader sweep(top.ctx(), node, "sweep");
+  if (native_qps > 0) {
+    std::ostringstream msg;
+    msg << std::setprecision(12) << "workload.trace.timing is native: the trace is replayed at "
+        << "its own rate, " << native_qps << " QPS, the only load; remove this key, or set "
+        << "timing: scaled to sweep loads";
+    for (const char* key : {"qps", "reference_qps", "precision_qps"}) {
+      if (YAML::Node n = sweep.Take(key); n.IsDefined()) {
+        top.ctx().Fail(n, std::string("sweep.") + key, msg.str());
+      }
+    }
+  } else {
+    ParseLoadGrid(top, sweep, s);
+  }
   YAML::Node baseline = sweep.node()["baseline"];
   s->baseline = sweep.String("baseline", "");
   if (!s->baseline.empty() &&
@@ -719,9 +759,9 @@ Scenario Parse(const std::string& text, const std::string& source,
     ctx.Fail(At(root, "warmup_s"), "warmup_s", "must be less than duration_s");
   }
   ParseCluster(top, &s);
-  ParseWorkload(top, &s);
+  double native_qps = ParseWorkload(top, &s);
   ParsePolicies(top, &s);
-  ParseSweep(top, &s);
+  ParseSweep(top, &s, native_qps);
   ParseSlos(top, &s);
   ParseFailures(top, &s);
   top.Finish();

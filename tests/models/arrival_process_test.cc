@@ -123,5 +123,43 @@ TEST(ArrivalProcessTest, DriftStepsHaveTheConfiguredSigma) {
   EXPECT_NEAR(std::sqrt(var / (steps.size() - 1)), 0.3, 0.05);
 }
 
+// KeyLoadAt walks the drift path the keys are drawn from: in the third
+// interval each key's request count is Poisson with the true rate x 100 s
+// (mean 50,000 over 20 keys: within 4.5 sd each), and the load schedule's
+// factor multiplies it.
+TEST(ArrivalProcessTest, KeyLoadAtIsTheDriftedRateRequestsFollow) {
+  WorkloadConfig c;
+  c.keys = 20;
+  c.system_tokens = 0;
+  c.new_tokens = LengthDistribution::Fixed(1);
+  c.drift = {.sigma = 0.8, .interval_s = 100};
+  c.load_schedule = {{.until_s = 150, .factor = 2}, {.until_s = 400, .factor = 1}};
+  WorkloadGenerator g(c, 5, 500, sim::FromSeconds(300));
+  std::vector<double> counts(c.keys, 0);
+  Request r;
+  while (g.Next(&r)) {
+    if (r.arrival >= sim::FromSeconds(200)) ++counts[r.key];
+  }
+  std::vector<double> load;
+  g.KeyLoadAt(sim::FromSeconds(250), &load);
+  double total = 0;
+  for (uint32_t k = 0; k < c.keys; ++k) {
+    double expected = load[k] * 500 * 100;
+    EXPECT_NEAR(counts[k], expected, 4.5 * std::sqrt(expected) + 1) << k;
+    total += load[k];
+  }
+  EXPECT_NEAR(total, 1, 1e-12);  // factor 1 after 150 s
+  // The drift moved the rates: the shares differ from the configured ones.
+  EXPECT_GT(std::abs(load[0] - g.key_shares()[0]), 0.01);
+  // Before the first step: the configured shares, at twice the load; asked
+  // again after a later time, the same values.
+  std::vector<double> start;
+  g.KeyLoadAt(0, &start);
+  for (uint32_t k = 0; k < c.keys; ++k) EXPECT_NEAR(start[k], 2 * g.key_shares()[k], 1e-12);
+  std::vector<double> again;
+  g.KeyLoadAt(sim::FromSeconds(250), &again);
+  EXPECT_EQ(again, load);
+}
+
 }  // namespace
 }  // namespace kvroute::models

@@ -6,6 +6,7 @@
 
 #include "models/trace_reader.h"
 #include "models/trace_replay.h"
+#include "models/workload.h"
 
 namespace kvroute::models {
 namespace {
@@ -88,6 +89,37 @@ TEST(TraceTest, ReplayScalesTimeToTheLoadAndLoops) {
   // follows the trace's own arrival pattern, so the count is near, not at, 15000.
   EXPECT_GT(n, 3 * trace->records.size());
   EXPECT_NEAR(static_cast<double>(n), 15000, 300);
+}
+
+// Native timing: the trace's own timestamps (the conversation trace: 12,031
+// requests over 3,537.0 s), its own rate the only load, any other refused.
+TEST(TraceTest, NativeTimingKeepsTheTracesOwnTimestamps) {
+  WorkloadConfig c;
+  c.trace = {.format = TraceConfig::Format::kMooncake,
+             .file = kConversation,
+             .loop = true,
+             .timing = TraceConfig::Timing::kNative};
+  auto trace = Read(kConversation, TraceConfig::Format::kMooncake);
+  double native = NativeQps(*trace);
+  EXPECT_NEAR(native, 12030.0 / 3537.0, 1e-3);
+  EXPECT_NEAR(TracePeriod(*trace), 3537.0 * 12031 / 12030, 0.1);
+  auto source = MakeRequestSource(c, 1, native, sim::FromSeconds(4000));
+  Request r;
+  size_t n = 0;
+  while (source->Next(&r)) {
+    size_t i = n % trace->records.size();
+    double pass_s = n < trace->records.size() ? 0 : TracePeriod(*trace);
+    ASSERT_NEAR(sim::ToSeconds(r.arrival), pass_s + sim::ToSeconds(trace->records[i].time_ns), 1e-6)
+        << n;
+    ++n;
+  }
+  EXPECT_GT(n, trace->records.size());  // into the second pass
+  try {
+    MakeRequestSource(c, 1, 80, sim::FromSeconds(4000));
+    ADD_FAILURE() << "a load other than the trace's own was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("its own rate, 3.4011884"), std::string::npos) << e.what();
+  }
 }
 
 TEST(TraceTest, MooncakeBlocksMapOntoSmallerBlocks) {

@@ -153,6 +153,34 @@ TEST(ClusterSimulationTest, AffinityRaisesTheHitRateOverCacheBlindBalancing) {
   EXPECT_GT(flat.cache_evictions, sticky.cache_evictions);
 }
 
+// cacheroute rates: workload gets the drifting workload's true rates from the
+// simulation, and plans from them at every tick: other plans than from the
+// measured rates, the same ones on every run.
+TEST(ClusterSimulationTest, CacheRouteCanPlanFromTheWorkloadsTrueRates) {
+  std::vector<std::string> drift = {"workload.drift={sigma: 1.0, interval_s: 30}"};
+  auto stats = [&](const char* rates) {
+    std::vector<std::string> o = drift;
+    o.push_back(std::string("policies=[{name: cacheroute, q_cap: 10, slots_per_replica: 10, "
+                            "interval_s: 30, rates: ") +
+                rates + "}]");
+    Scenario s = Small(o);
+    analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
+    EXPECT_EQ(analysis::PointToJson(r, s.slos),
+              analysis::PointToJson(RunPoint(s, {0, 20, 1}), s.slos));
+    return r.policy_stats;
+  };
+  auto measured = stats("measured"), told = stats("workload");
+  auto get = [](const auto& v, const std::string& name) {
+    for (const auto& [k, x] : v) {
+      if (k == name) return x;
+    }
+    ADD_FAILURE() << name;
+    return 0.0;
+  };
+  EXPECT_GE(get(told, "plan_rebuilds"), 4);  // ticks at 30, 60, 90 s at least
+  EXPECT_NE(told, measured);
+}
+
 TEST(ClusterSimulationTest, StickyConcentratesLoadAndFlatLbSpreadsIt) {
   Scenario s = Small();
   analysis::PointResult flat = RunPoint(s, PointSpec{2, 20, 1});

@@ -184,6 +184,34 @@ TEST(ScenarioLoaderTest, WorkloadErrorsNameTheirKey) {
             std::string::npos);
 }
 
+// A trace at native timing has one load, its own rate (the conversation
+// trace: 12,031 requests over 3,537.0 s); the sweep may not give loads.
+TEST(ScenarioLoaderTest, NativeTraceTimingMakesTheTracesRateTheOnlyLoad) {
+  std::string native =
+      Replace(Replace(kMinimal, "sweep: {qps: [1, 2, 4]}\n", ""),
+              "workload:\n  keys: 20\n  prompt: {system_tokens: 64, new_tokens: {kind: uniform, "
+              "min: 10, max: 20}}\n  output_tokens: 8\n",
+              "workload:\n  trace: {format: mooncake, file: "
+              "../shared/traces/mooncake/conversation_trace.jsonl, timing: native}\n");
+  Scenario s = LoadScenarioText(native, "s.yaml");
+  EXPECT_EQ(s.workload.trace.timing, models::TraceConfig::Timing::kNative);
+  ASSERT_EQ(s.qps.size(), 1u);
+  EXPECT_NEAR(s.qps[0], 12030.0 / 3537.0, 1e-3);
+  EXPECT_EQ(s.reference_qps, s.qps[0]);
+  EXPECT_NE(ErrorOf(native, {"sweep={qps: [1, 2]}"})
+                .find("'sweep.qps': workload.trace.timing is native: the trace is replayed at its "
+                      "own rate, 3.4011884"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(native, {"sweep={precision_qps: 0.5}"}).find("'sweep.precision_qps'"),
+            std::string::npos);
+  EXPECT_EQ(LoadScenarioText(native, "s.yaml", {"sweep={baseline: flat_lb}"}).baseline, "flat_lb");
+  EXPECT_NE(ErrorOf(native, {"workload.trace.timing=fast"})
+                .find("'workload.trace.timing': unknown timing 'fast' (valid: scaled, native)"),
+            std::string::npos);
+  // Scaled timing (the default) still needs its load grid.
+  EXPECT_NE(ErrorOf(native, {"workload.trace.timing=scaled"}).find("'sweep'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kvroute::sim
 
