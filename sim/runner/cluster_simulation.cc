@@ -95,7 +95,8 @@ class ClusterSimulation : public models::ReplicaObserver {
                  TopTenants(workload_->key_shares())),
         oracle_(replicas_),
         refresh_(FromSeconds(scenario.signal_refresh_s)),
-        deployment_rng_(spec.seed, "router.deployment") {
+        deployment_rng_(spec.seed, "router.deployment"),
+        timeline_(FromSeconds(scenario.series_interval_s)) {
     const uint32_t replicas = scenario.replica_count();
     uint32_t kv_blocks = static_cast<uint32_t>(
         scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks());
@@ -169,6 +170,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       Event event = events_.Pop();
       ++handled;
       IntegrateInSystem(event.time);
+      timeline_.ObserveUntil(event.time, loads_);
       switch (event.kind) {
         case EventKind::kArrival:
           OnArrival(event.time);
@@ -183,6 +185,7 @@ class ClusterSimulation : public models::ReplicaObserver {
           OnReplicaFailure(event.target, event.time);
           break;
         case EventKind::kReplicaRecovery:
+          if (!loads_[event.target].healthy) timeline_.OnRecovery(event.time);
           loads_[event.target].healthy = true;  // back with an empty cache
           break;
         case EventKind::kControlTick: {
@@ -208,6 +211,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       }
     }
     IntegrateInSystem(end_of_arrivals_);
+    timeline_.ObserveUntil(events_.Now() + 1, loads_);  // the last event's instant too
     for (uint32_t slot = 0; slot < pool_.slot_count(); ++slot) {
       if (pool_[slot].in_use) metrics_.OnUnfinished(pool_[slot]);
     }
@@ -238,6 +242,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     result.mean_in_system = in_system_seconds_ / window;
     result.mean_held_kv_blocks =
         held_block_seconds_ / window / static_cast<double>(replicas_.size());
+    result.series = timeline_.Finish();
     result.simulated_s = ToSeconds(events_.Now());
     result.events = handled;
     return result;
@@ -246,6 +251,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void OnAdmitted(uint32_t slot, Time) override {
     const models::InFlightRequest& r = pool_[slot];
     metrics_.OnAdmitted(r);
+    timeline_.OnAdmitted(r.request.arrival, r.request.prompt_tokens, r.hit_tokens);
     if (deployments_.size() > 1) {
       analysis::DeploymentSample& sample = Sample(r.request.arrival, deployment_of_[r.replica]);
       sample.prompt_tokens += r.request.prompt_tokens;
@@ -256,6 +262,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void OnCompleted(uint32_t slot, Time now) override {
     const models::InFlightRequest& r = pool_[slot];
     metrics_.OnCompleted(r, now);
+    timeline_.OnCompleted(now);
     PolicyOf(r.replica).OnComplete(r.request, Local(r.replica), now);
     pool_.Release(slot);
   }
@@ -344,6 +351,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     models::InFlightRequest& r = pool_[slot];
     std::swap(r.request, next_request_);  // swaps buffers: no allocation in steady state
     metrics_.OnArrival(r.request);
+    timeline_.OnArrival(r.request.arrival);
     Dispatch(slot, now);
     if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
   }
@@ -377,6 +385,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void OnReplicaFailure(uint32_t replica, Time now) {
     if (!loads_[replica].healthy) return;
     loads_[replica].healthy = false;
+    timeline_.OnFailure(now);
     iteration_event_[replica] = UINT64_MAX;  // its iteration in flight never finishes
     dropped_.clear();
     replicas_[replica]->Fail(now, &dropped_);
@@ -452,6 +461,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   std::vector<uint32_t> deployment_of_;  // per replica
   RandomStream deployment_rng_;
   std::vector<double> weights_, hit_ratios_, scratch_;  // per deployment, per request
+  analysis::TimeSeriesRecorder timeline_;
   Time series_bucket_ = 0;
   std::vector<analysis::DeploymentSample> series_;  // bucket-major, then deployment
   EventQueue events_;

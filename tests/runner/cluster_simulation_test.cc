@@ -172,6 +172,54 @@ TEST(ClusterSimulationTest, WhenEveryReplicaIsDownArrivalsFail) {
   EXPECT_EQ(r.offered, r.completed + r.unfinished + r.rejected + r.failed);
 }
 
+// The time series adds up to the point's totals: arrivals, completions, and
+// the measured hit rate over the buckets after the warm-up (20 s, two buckets).
+TEST(ClusterSimulationTest, TimeSeriesAddsUpToThePointsTotals) {
+  Scenario s = Small();
+  for (size_t p = 0; p < s.policies.size(); ++p) {
+    analysis::PointResult r = RunPoint(s, PointSpec{p, 20, 1});
+    uint64_t arrived = 0, completed = 0, prompt = 0, hit = 0;
+    for (size_t b = 0; b < r.series.size(); ++b) {
+      const analysis::SeriesSample& x = r.series[b];
+      EXPECT_EQ(x.start_s, 10.0 * static_cast<double>(b));
+      arrived += x.arrived;
+      completed += x.completed;
+      if (x.start_s >= 20) prompt += x.prompt_tokens, hit += x.hit_tokens;
+      EXPECT_GE(static_cast<double>(x.max_waiting), x.mean_waiting);
+      EXPECT_GE(x.kv_utilization, 0);
+      EXPECT_LE(x.kv_utilization, 1);
+    }
+    EXPECT_EQ(arrived, r.offered) << s.policies[p].name;
+    EXPECT_EQ(completed, r.completed) << s.policies[p].name;
+    EXPECT_EQ(static_cast<double>(hit) / static_cast<double>(prompt), r.token_hit_rate);
+    // Arrivals stop at 120 s; the run lasts until the last completion.
+    EXPECT_EQ(r.series.size(), static_cast<size_t>(std::floor(r.simulated_s / 10)) + 1);
+    EXPECT_EQ(r.series[12].arrived, 0u);
+  }
+}
+
+// A failure at 40 s and its recovery at 70 s land in buckets 4 and 7; while
+// three replicas carry the load of four, their queues are longer.
+TEST(ClusterSimulationTest, TimeSeriesRecordsFailuresAndRecoveries) {
+  Scenario s = Small({"failures={schedule: [{replica: 1, at_s: 40, recover_after_s: 30}]}"});
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
+  for (size_t b = 0; b < r.series.size(); ++b) {
+    EXPECT_EQ(r.series[b].failures, b == 4 ? 1u : 0u) << b;
+    EXPECT_EQ(r.series[b].recoveries, b == 7 ? 1u : 0u) << b;
+  }
+}
+
+// Overload: the queues grow bucket after bucket while requests arrive.
+TEST(ClusterSimulationTest, TimeSeriesShowsQueuesGrowingUnderOverload) {
+  Scenario s = Small();
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 400, 1});
+  EXPECT_LT(r.series[2].mean_waiting, r.series[6].mean_waiting);
+  EXPECT_LT(r.series[6].mean_waiting, r.series[11].mean_waiting);
+  EXPECT_GT(r.series[11].max_waiting, 100u);
+  analysis::PointResult light = RunPoint(s, PointSpec{0, 1, 1});
+  EXPECT_LT(light.series[6].mean_waiting, 0.5);
+}
+
 TEST(ClusterSimulationTest, FailureOfAnUnknownReplicaIsAScenarioError) {
   try {
     Small({"failures={schedule: [{replica: 9, at_s: 10}]}"});
