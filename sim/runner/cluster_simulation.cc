@@ -108,9 +108,7 @@ class ClusterSimulation : public models::ReplicaObserver {
                                                             kv_blocks, profile_.block_size_tokens,
                                                             pool_, loads_[r]));
     }
-    const PolicySpec& policy_spec = scenario.policies[spec.policy_index];
-    const policies::PolicyInfo& info = policies::FindPolicy(policy_spec.name);
-    const policies::Params params = policies::ResolveParams(info, policy_spec.params);
+    const PolicySpec& point_policy = scenario.policies[spec.policy_index];
     // Each deployment's policy expects its initial weight share of the traffic.
     double weight_sum = 0;
     for (const DeploymentSpec& d : scenario.deployments) weight_sum += d.WeightAt(0);
@@ -130,10 +128,14 @@ class ClusterSimulation : public models::ReplicaObserver {
       for (double key_share : workload_->key_shares()) {
         context.key_rates.push_back(key_share * spec.qps * share);
       }
+      // A deployment may run its own policy (a canary trying a new router);
+      // the others run the point's.
+      const PolicySpec& policy_spec = d.policy ? *d.policy : point_policy;
+      const policies::PolicyInfo& info = policies::FindPolicy(policy_spec.name);
       Deployment deployment;
       deployment.offset = offset;
       deployment.size = d.replicas;
-      deployment.policy = info.factory(params, context);
+      deployment.policy = info.factory(policies::ResolveParams(info, policy_spec.params), context);
       deployment.oracle = std::make_unique<DeploymentCacheOracle>(oracle_, offset);
       deployment.interval = deployment.policy->ControlInterval();
       for (uint32_t r = 0; r < d.replicas; ++r)

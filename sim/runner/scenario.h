@@ -5,6 +5,7 @@
 #define KVROUTE_SIM_RUNNER_SCENARIO_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,12 @@
 #include "policies/registry.h"
 
 namespace kvroute::sim {
+
+struct PolicySpec {
+  std::string name;
+  std::vector<policies::ParamValue> params;  // as given; defaults fill the rest
+  std::string where;                         // file:line of the entry
+};
 
 // From `at_s` on, the deployment's weight is `weight` (a canary rollout).
 struct WeightStep {
@@ -27,6 +34,9 @@ struct DeploymentSpec {
   uint32_t replicas = 1;
   double weight = 1;                      // w_d until the first step of `schedule`
   std::vector<WeightStep> schedule = {};  // piecewise constant, at_s strictly increasing
+  // Its own routing policy inside the deployment; none: the point's (sweep's)
+  // policy, so the sweep's policy axis varies only the deployments without one.
+  std::optional<PolicySpec> policy = std::nullopt;
 
   double WeightAt(double t_s) const {
     double w = weight;
@@ -43,12 +53,6 @@ struct FailureEvent {
   uint32_t replica = 0;
   double at_s = 0;
   double recover_after_s = 0;
-};
-
-struct PolicySpec {
-  std::string name;
-  std::vector<policies::ParamValue> params;  // as given; defaults fill the rest
-  std::string where;                         // file:line of the entry
 };
 
 struct Scenario {

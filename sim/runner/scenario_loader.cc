@@ -185,6 +185,45 @@ models::LengthDistribution ParseLength(const Context& ctx, YAML::Node node,
   return d;
 }
 
+// A policy entry: a name, or a map of `name` and parameters, checked against
+// the registry. `path` names it in errors.
+PolicySpec ParsePolicyEntry(const Context& ctx, const YAML::Node& entry, const std::string& path) {
+  PolicySpec spec;
+  spec.where = ctx.Where(entry, path);
+  YAML::Node name_node = entry;
+  if (entry.IsScalar()) {
+    spec.name = entry.as<std::string>();
+  } else if (entry.IsMap()) {
+    name_node.reset(At(entry, "name"));  // rebinds; operator= would overwrite `entry`
+    if (!name_node.IsDefined() || !name_node.IsScalar()) {
+      ctx.Fail(entry, path + ".name", "required key is missing");
+    }
+    spec.name = name_node.as<std::string>();
+    for (const auto& kv : entry) {
+      std::string key = kv.first.as<std::string>();
+      if (key == "name") continue;
+      double value = 0;
+      std::string text;
+      if (!kv.second.IsScalar()) {
+        ctx.Fail(kv.second, path + "." + key, "expected a number or a name");
+      }
+      if (!YAML::convert<double>::decode(kv.second, value)) text = kv.second.as<std::string>();
+      spec.params.push_back({key, value, ctx.Where(kv.first, path + "." + key), text});
+    }
+  } else {
+    ctx.Fail(entry, path, "expected a policy name or a map with 'name'");
+  }
+  try {
+    policies::ResolveParams(policies::FindPolicy(spec.name), spec.params);
+  } catch (const policies::PolicyConfigError& e) {
+    // Parameter errors already carry their location.
+    std::string message = e.what();
+    if (message.rfind("unknown policy", 0) == 0) ctx.Fail(name_node, path + ".name", message);
+    throw ScenarioError(message);
+  }
+  return spec;
+}
+
 void ParseCluster(MapReader& top, Scenario* s) {
   MapReader cluster(top.ctx(), top.Required("cluster"), "cluster");
   YAML::Node profile_node = cluster.node()["profile"];
@@ -225,6 +264,9 @@ void ParseCluster(MapReader& top, Scenario* s) {
         step.Finish();
         spec.schedule.push_back(w);
       }
+    }
+    if (YAML::Node policy = d.Take("policy"); policy.IsDefined()) {
+      spec.policy = ParsePolicyEntry(cluster.ctx(), policy, d.Child("policy"));
     }
     d.Finish();
     for (const DeploymentSpec& other : s->deployments) {
@@ -516,39 +558,7 @@ void ParsePolicies(MapReader& top, Scenario* s) {
   for (size_t i = 0; i < list.size(); ++i) {
     std::string path = "policies[" + std::to_string(i) + "]";
     YAML::Node entry = list[i];
-    PolicySpec spec;
-    spec.where = ctx.Where(entry, path);
-    YAML::Node name_node = entry;
-    if (entry.IsScalar()) {
-      spec.name = entry.as<std::string>();
-    } else if (entry.IsMap()) {
-      name_node.reset(At(entry, "name"));  // rebinds; operator= would overwrite `entry`
-      if (!name_node.IsDefined() || !name_node.IsScalar()) {
-        ctx.Fail(entry, path + ".name", "required key is missing");
-      }
-      spec.name = name_node.as<std::string>();
-      for (const auto& kv : entry) {
-        std::string key = kv.first.as<std::string>();
-        if (key == "name") continue;
-        double value = 0;
-        std::string text;
-        if (!kv.second.IsScalar()) {
-          ctx.Fail(kv.second, path + "." + key, "expected a number or a name");
-        }
-        if (!YAML::convert<double>::decode(kv.second, value)) text = kv.second.as<std::string>();
-        spec.params.push_back({key, value, ctx.Where(kv.first, path + "." + key), text});
-      }
-    } else {
-      ctx.Fail(entry, path, "expected a policy name or a map with 'name'");
-    }
-    try {
-      policies::ResolveParams(policies::FindPolicy(spec.name), spec.params);
-    } catch (const policies::PolicyConfigError& e) {
-      // Parameter errors already carry their location.
-      std::string message = e.what();
-      if (message.rfind("unknown policy", 0) == 0) ctx.Fail(name_node, path + ".name", message);
-      throw ScenarioError(message);
-    }
+    PolicySpec spec = ParsePolicyEntry(ctx, entry, path);
     for (const PolicySpec& other : s->policies) {
       if (other.name == spec.name)
         ctx.Fail(entry, path, "policy '" + spec.name + "' is listed twice");

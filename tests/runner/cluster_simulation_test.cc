@@ -220,6 +220,59 @@ TEST(ClusterSimulationTest, TimeSeriesShowsQueuesGrowingUnderOverload) {
   EXPECT_LT(light.series[6].mean_waiting, 0.5);
 }
 
+// Two deployments of 4 replicas, equal weights. Deployment `a` names its own
+// policy, sticky; `b` runs the point's, round robin.
+Scenario TwoPolicies(const std::string& a_policy) {
+  return Small({"cluster.deployments=[{name: a, replicas: 4, policy: " + a_policy +
+                    "}, {name: b, replicas: 4}]",
+                "policies=[round_robin]"});
+}
+
+TEST(ClusterSimulationTest, ADeploymentRunsItsOwnPolicy) {
+  analysis::PointResult r = RunPoint(TwoPolicies("sticky"), PointSpec{0, 20, 1});
+  ASSERT_EQ(r.replica_requests.size(), 8u);
+  auto spread = [&](size_t from) {
+    auto [lo, hi] = std::minmax_element(r.replica_requests.begin() + from,
+                                        r.replica_requests.begin() + from + 4);
+    return *hi - *lo;
+  };
+  // Round robin deals b's requests in turn: counts differ by at most one.
+  EXPECT_LE(spread(4), 1u);
+  // Sticky sends each key to its hashed replica: Zipf keys leave a uneven.
+  EXPECT_GT(spread(0), 50u);
+  EXPECT_EQ(r.policy, "round_robin");  // the point keeps the sweep's policy name
+
+  // The same deployment without its own policy runs the point's.
+  analysis::PointResult plain =
+      RunPoint(Small({"cluster.deployments=[{name: a, replicas: 4}, {name: b, replicas: 4}]",
+                      "policies=[round_robin]"}),
+               PointSpec{0, 20, 1});
+  auto [lo, hi] =
+      std::minmax_element(plain.replica_requests.begin(), plain.replica_requests.begin() + 4);
+  EXPECT_LE(*hi - *lo, 1u);
+}
+
+// Its parameters are checked like the scenario's policies, errors at their place.
+TEST(ClusterSimulationTest, ADeploymentPolicyWithParametersAndErrors) {
+  Scenario s = TwoPolicies("{name: cacheroute, q_cap: 5, slots_per_replica: 20}");
+  ASSERT_TRUE(s.deployments[0].policy.has_value());
+  EXPECT_EQ(s.deployments[0].policy->name, "cacheroute");
+  EXPECT_FALSE(s.deployments[1].policy.has_value());
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
+  bool planned = false;
+  for (const auto& [name, value] : r.policy_stats) planned |= name == "a.plan_rebuilds";
+  EXPECT_TRUE(planned);
+  for (auto [bad, where] : {std::pair{"nope", "cluster.deployments[0].policy.name"},
+                            {"{name: cacheroute, q_cup: 5}", "'q_cup'"}}) {
+    try {
+      TwoPolicies(bad);
+      FAIL() << bad;
+    } catch (const ScenarioError& e) {
+      EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ClusterSimulationTest, FailureOfAnUnknownReplicaIsAScenarioError) {
   try {
     Small({"failures={schedule: [{replica: 9, at_s: 10}]}"});
