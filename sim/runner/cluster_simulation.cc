@@ -13,6 +13,7 @@
 #include "models/workload.h"
 #include "policies/deployment_choice.h"
 #include "policies/registry.h"
+#include "policies/router_prefix_index.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/hashing.h"
 #include "sim/core/random_stream.h"
@@ -142,6 +143,13 @@ class ClusterSimulation : public models::ReplicaObserver {
         deployment_of_.push_back(static_cast<uint32_t>(deployments_.size()));
       deployments_.push_back(std::move(deployment));
       offset += d.replicas;
+    }
+    if (deployments_.size() > 1 && scenario.lambda_h > 0 &&
+        scenario.deployment_hit_estimate == Scenario::HitEstimate::kRouter) {
+      for (const DeploymentSpec& d : scenario.deployments) {
+        const uint64_t blocks = std::min<uint64_t>(uint64_t{d.replicas} * kv_blocks, UINT32_MAX);
+        sent_.emplace_back(1, static_cast<uint32_t>(blocks), 0);
+      }
     }
     weights_.resize(deployments_.size());
     hit_ratios_.resize(deployments_.size());
@@ -291,7 +299,8 @@ class ClusterSimulation : public models::ReplicaObserver {
   }
 
   // Seed 000's first level: P_d ∝ w_d(now)·2^(λ_h·H_d) over deployments with
-  // a healthy replica, H_d the request's best prefix hit ratio there. Returns
+  // a healthy replica, H_d the request's best prefix hit ratio there (on its
+  // replicas' caches, or in the router's record of what it sent there). Returns
   // deployments_.size() when no deployment with weight > 0 is up. One
   // deployment takes every request without a draw.
   uint32_t PickDeployment(const models::Request& request, Time now) {
@@ -305,10 +314,11 @@ class ClusterSimulation : public models::ReplicaObserver {
       for (uint32_t r = dep.offset; r < dep.offset + dep.size; ++r) {
         if (!loads_[r].healthy) continue;
         up = true;
-        if (count > 1 && scenario_.lambda_h > 0 && !chain.empty()) {
+        if (count > 1 && scenario_.lambda_h > 0 && !chain.empty() && sent_.empty()) {
           best = std::max(best, oracle_.CachedPrefixBlocks(r, chain));
         }
       }
+      if (up && !sent_.empty()) best = sent_[d].Depth(0, chain, now);
       weights_[d] = up ? scenario_.deployments[d].WeightAt(now_s) : 0;
       hit_ratios_[d] =
           chain.empty() ? 0 : static_cast<double>(best) / static_cast<double>(chain.size());
@@ -374,6 +384,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     if (deployments_.size() > 1) RecordChoice(r.request.arrival, d);
     if (replicas_[target]->Enqueue(slot)) {
       dep.policy->OnDispatch(r.request, local, now);
+      if (!sent_.empty()) sent_[d].Record(0, r.request.block_hashes, now);
       metrics_.OnDispatched(r.request, target);
       StartIteration(target, now);
     } else {
@@ -463,6 +474,9 @@ class ClusterSimulation : public models::ReplicaObserver {
   std::vector<uint32_t> deployment_of_;  // per replica
   RandomStream deployment_rng_;
   std::vector<double> weights_, hit_ratios_, scratch_;  // per deployment, per request
+  // deployment_hit_estimate: router: per deployment, the blocks the router sent
+  // there (one LRU of its total KV blocks); empty otherwise.
+  std::vector<policies::RouterPrefixIndex> sent_;
   analysis::TimeSeriesRecorder timeline_;
   Time series_bucket_ = 0;
   std::vector<analysis::DeploymentSample> series_;  // bucket-major, then deployment

@@ -81,6 +81,12 @@ struct Scenario {
   // deployment d with P_d ∝ w_d·2^(lambda_h·H_d), then a replica in d. Unused
   // with one deployment.
   double lambda_h = 0;
+  // Where H_d comes from. kExact: the replicas' caches (seed 000's scheduler
+  // reads the engines' cache reports, as FlexLB's master does). kRouter: the
+  // router's own record of the prompts it sent to d, an LRU of d's total KV
+  // blocks, blind to evictions and to caches lost in failures.
+  enum class HitEstimate { kExact, kRouter };
+  HitEstimate deployment_hit_estimate = HitEstimate::kExact;
   double series_interval_s = 10;  // bucket of the per-deployment time series, s
 
   models::WorkloadConfig workload;

@@ -311,6 +311,14 @@ void ParseCluster(MapReader& top, Scenario* s) {
   }
   s->signal_refresh_s = cluster.Number("signal_refresh_s", 0, 0, 1e7);
   s->lambda_h = cluster.Number("lambda_h", s->lambda_h, 0, 1e4);
+  YAML::Node estimate_node = At(cluster.node(), "deployment_hit_estimate");
+  std::string estimate = cluster.String("deployment_hit_estimate", "exact");
+  if (estimate == "router") {
+    s->deployment_hit_estimate = Scenario::HitEstimate::kRouter;
+  } else if (estimate != "exact") {
+    cluster.ctx().Fail(estimate_node, "cluster.deployment_hit_estimate",
+                       "unknown estimate '" + estimate + "' (valid: exact, router)");
+  }
   s->series_interval_s = cluster.Number("series_interval_s", s->series_interval_s, 1e-3);
   cluster.Finish();
 }

@@ -350,6 +350,49 @@ TEST_F(CanaryTest, NoCachePreferenceFollowsTheWeights) {
   EXPECT_NEAR(static_cast<double>(to_new), all * 0.9, 4 * sigma);
 }
 
+// The new deployment's share of all requests in [from_s, to_s).
+double NewShare(const analysis::PointResult& r, double from_s, double to_s) {
+  uint64_t to_new = 0, all = 0;
+  for (const analysis::DeploymentSample& s : r.deployment_series) {
+    if (s.start_s < from_s || s.start_s >= to_s) continue;
+    all += s.requests;
+    if (s.deployment == 1) to_new += s.requests;
+  }
+  return static_cast<double>(to_new) / static_cast<double>(all);
+}
+
+// Without evictions or failures, what the router sent to a deployment is what
+// it caches (whole-block prompts, short queues): the router's estimate of H_d
+// gives seed 000's shift as the exact caches do.
+TEST_F(CanaryTest, RouterEstimateOfTheHitRatioFollowsTheSeedLikeTheExactOne) {
+  analysis::PointResult exact = Run(), router = Run({"cluster.deployment_hit_estimate=router"});
+  EXPECT_NEAR(NewShare(router, 60, 150), NewShare(exact, 60, 150), 0.01);
+  auto n = New(router, 60, 150, [](const auto& s) { return s.cold_hit_elsewhere; });
+  auto taken = New(router, 60, 150, [](const auto& s) { return s.cold_hit_elsewhere_taken; });
+  const double p = 9.0 / (1024 + 9), sigma = std::sqrt(n * p * (1 - p));
+  ASSERT_GT(n, 1000u);
+  EXPECT_NEAR(static_cast<double>(taken), n * p, 4 * sigma);
+}
+
+// Every old replica fails at 100 s and is back, empty, half a second later:
+// an eviction the router cannot see. The exact caches show the old deployment
+// cold, so prompts the new one has warmed go there at 2^10:1 on top of 9:1;
+// the router still credits the old one with everything it sent there and
+// keeps sending those prompts back, cold.
+TEST_F(CanaryTest, RouterEstimateMissesACacheLostInAFailure) {
+  std::string failures = "failures={schedule: [";
+  for (int r = 0; r < 4; ++r) {
+    failures += std::string(r ? ", " : "") + "{replica: " + std::to_string(r) +
+                ", at_s: 100, recover_after_s: 0.5}";
+  }
+  failures += "]}";
+  analysis::PointResult exact = Run({failures});
+  analysis::PointResult router = Run({failures, "cluster.deployment_hit_estimate=router"});
+  EXPECT_GT(NewShare(exact, 110, 150), 0.9);
+  EXPECT_LT(NewShare(router, 110, 150), 0.6);
+  EXPECT_LT(router.token_hit_rate, exact.token_hit_rate);
+}
+
 TEST_F(CanaryTest, BitIdenticalAcrossRuns) {
   analysis::PointResult a = Run(), b = Run();
   EXPECT_EQ(analysis::PointToJson(a, scenario_.slos), analysis::PointToJson(b, scenario_.slos));
