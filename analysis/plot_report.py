@@ -181,7 +181,7 @@ def plot_queue_over_time(by_policy, qps, warmup_s, out_dir):
         color = "C%d" % i
         starts, mean = per_bucket(rows, lambda b: np.nanmean(b["mean_waiting"])
                                   if np.isfinite(b["mean_waiting"]).any() else np.nan)
-        _, most = per_bucket(rows, lambda b: b["max_waiting"].max())
+        _, most = per_bucket(rows, lambda b: b["max_waiting"].mean())
         ax.plot(starts, mean, color=color, drawstyle="steps-post", label=policy + " (mean)")
         ax.plot(starts, most, color=color, linestyle=":", drawstyle="steps-post",
                 label=policy + " (busiest replica)")
