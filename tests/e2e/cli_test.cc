@@ -16,8 +16,9 @@
 namespace kvroute::sim {
 namespace {
 
+// Per process: other checkouts on the machine may run these tests at the same time.
 std::filesystem::path TempDir() {
-  auto dir = std::filesystem::temp_directory_path() / "kvroute_e2e";
+  auto dir = std::filesystem::temp_directory_path() / ("kvroute_e2e_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   return dir;
 }
