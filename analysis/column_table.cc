@@ -21,7 +21,7 @@ void ColumnTable::Add(std::string name, std::vector<std::string> values) {
   columns_.push_back({std::move(name), std::move(values)});
 }
 
-void ColumnTable::Write(H5::Group& parent, const std::string& name) const {
+void ColumnTable::Write(H5::Group& parent, const std::string& name, bool compress) const {
   // Lay out one row: doubles and integers at 8 bytes, strings fixed-length at
   // the longest value plus a terminating NUL.
   std::vector<size_t> offsets, widths;
@@ -64,7 +64,16 @@ void ColumnTable::Write(H5::Group& parent, const std::string& name) const {
   }
   hsize_t dims[1] = {rows_};
   H5::DataSpace space(1, dims);
-  H5::DataSet dataset = parent.createDataSet(name, compound, space);
+  H5::DSetCreatPropList properties;
+  if (compress && rows_ > 0) {
+    // About 1 MiB per chunk: large enough for deflate to find the repeats of
+    // slowly changing columns, small enough to read one part of a large file.
+    hsize_t chunk[1] = {std::clamp<hsize_t>((1u << 20) / std::max<size_t>(row_size, 1), 1, rows_)};
+    properties.setChunk(1, chunk);
+    properties.setShuffle();
+    properties.setDeflate(6);
+  }
+  H5::DataSet dataset = parent.createDataSet(name, compound, space, properties);
   if (rows_ > 0) dataset.write(buffer.data(), compound);
 }
 

@@ -20,8 +20,9 @@ class ColumnTable {
   void Add(std::string name, std::vector<uint64_t> values);
   void Add(std::string name, std::vector<std::string> values);
 
-  // Writes the table as a compound dataset named `name` under `parent`.
-  void Write(H5::Group& parent, const std::string& name) const;
+  // Writes the table as a compound dataset named `name` under `parent`;
+  // `compress`: chunked and deflated, for tables of many rows (time series).
+  void Write(H5::Group& parent, const std::string& name, bool compress = false) const;
 
  private:
   using Values = std::variant<std::vector<double>, std::vector<uint64_t>, std::vector<std::string>>;

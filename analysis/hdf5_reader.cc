@@ -222,6 +222,60 @@ void ReadTenants(const H5::H5File& file, std::vector<PointResult>* points) {
   }
 }
 
+// Files written before the time series existed have neither series table.
+void ReadTimeSeries(const H5::H5File& file, std::vector<PointResult>* points) {
+  if (!file.nameExists("timeseries")) return;
+  TableReader t(file, "timeseries");
+  std::vector<uint64_t> point = t.Integers("point"), arrived = t.Integers("arrived"),
+                        completed = t.Integers("completed"), prompt = t.Integers("prompt_tokens"),
+                        hit = t.Integers("hit_tokens"), most = t.Integers("max_waiting"),
+                        failures = t.Integers("failures"), recoveries = t.Integers("recoveries");
+  std::vector<double> start = t.Doubles("start_s"), waiting = t.Doubles("mean_waiting"),
+                      kv = t.Doubles("kv_utilization");
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (point[i] >= points->size()) throw ResultsFileError("/timeseries: point index out of range");
+    (*points)[point[i]].series.push_back(SeriesSample{.start_s = start[i],
+                                                      .arrived = arrived[i],
+                                                      .completed = completed[i],
+                                                      .prompt_tokens = prompt[i],
+                                                      .hit_tokens = hit[i],
+                                                      .mean_waiting = waiting[i],
+                                                      .max_waiting = most[i],
+                                                      .kv_utilization = kv[i],
+                                                      .failures = failures[i],
+                                                      .recoveries = recoveries[i]});
+  }
+}
+
+void ReadDeploymentSeries(const H5::H5File& file, std::vector<PointResult>* points) {
+  if (!file.nameExists("deployment_series")) return;
+  TableReader t(file, "deployment_series");
+  auto n = [&](const char* c) { return t.Integers(c); };
+  std::vector<uint64_t> point = n("point"), deployment = n("deployment"), requests = n("requests"),
+                        prompt = n("prompt_tokens"), hit = n("hit_tokens"),
+                        elsewhere = n("hit_elsewhere"), taken = n("hit_elsewhere_taken"),
+                        cold = n("cold_hit_elsewhere"), cold_taken = n("cold_hit_elsewhere_taken");
+  std::vector<std::string> name = t.Strings("deployment_name");
+  std::vector<double> start = t.Doubles("start_s");
+  for (size_t i = 0; i < t.rows(); ++i) {
+    if (point[i] >= points->size() || deployment[i] > 1024) {
+      throw ResultsFileError("/deployment_series row " + std::to_string(i) + ": out of range");
+    }
+    PointResult& p = (*points)[point[i]];
+    if (p.deployment_names.size() <= deployment[i]) p.deployment_names.resize(deployment[i] + 1);
+    p.deployment_names[deployment[i]] = name[i];
+    p.deployment_series.push_back(DeploymentSample{.start_s = start[i],
+                                                   .deployment = uint32_t(deployment[i]),
+                                                   .requests = requests[i],
+                                                   .prompt_tokens = prompt[i],
+                                                   .hit_tokens = hit[i],
+                                                   .hit_elsewhere = elsewhere[i],
+                                                   .hit_elsewhere_taken = taken[i],
+                                                   .cold_hit_elsewhere = cold[i],
+                                                   .cold_hit_elsewhere_taken = cold_taken[i]});
+  }
+}
+
 std::vector<CapacityRow> ReadCapacity(const H5::H5File& file) {
   TableReader t(file, "capacity");
   std::vector<std::string> policy = t.Strings("policy");
@@ -286,6 +340,8 @@ StoredResults ReadResultsHdf5(const std::string& path) {
     r.points = ReadPoints(file, r.slos.size());
     ReadReplicaRequests(file, &r.points);
     ReadTenants(file, &r.points);
+    ReadTimeSeries(file, &r.points);
+    ReadDeploymentSeries(file, &r.points);
     r.capacity = ReadCapacity(file);
     r.summary = ReadSummary(file);
   } catch (const H5::Exception& e) {

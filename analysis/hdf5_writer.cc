@@ -132,6 +132,94 @@ void WriteTenants(H5::H5File& file, const SweepResults& results) {
   table.Write(root, "tenants");
 }
 
+// One row per (point, bucket); compressed, as a large sweep has thousands of
+// points of tens to hundreds of buckets.
+void WriteTimeSeries(H5::H5File& file, const SweepResults& results) {
+  std::vector<SeriesSample> rows;
+  std::vector<uint64_t> point, bucket;
+  for (size_t i = 0; i < results.points.size(); ++i) {
+    const auto& series = results.points[i].series;
+    for (size_t b = 0; b < series.size(); ++b) {
+      point.push_back(i);
+      bucket.push_back(b);
+      rows.push_back(series[b]);
+    }
+  }
+  ColumnTable table(rows.size());
+  table.Add("point", point);
+  table.Add("bucket", bucket);
+  table.Add("start_s", Column(rows, [](const SeriesSample& s) { return s.start_s; }));
+  table.Add("arrived", Column(rows, [](const SeriesSample& s) { return s.arrived; }));
+  table.Add("completed", Column(rows, [](const SeriesSample& s) { return s.completed; }));
+  table.Add("prompt_tokens", Column(rows, [](const SeriesSample& s) { return s.prompt_tokens; }));
+  table.Add("hit_tokens", Column(rows, [](const SeriesSample& s) { return s.hit_tokens; }));
+  table.Add("token_hit_rate", Column(rows, [](const SeriesSample& s) {
+              return s.prompt_tokens > 0
+                         ? static_cast<double>(s.hit_tokens) / static_cast<double>(s.prompt_tokens)
+                         : std::nan("");
+            }));
+  table.Add("mean_waiting", Column(rows, [](const SeriesSample& s) { return s.mean_waiting; }));
+  table.Add("max_waiting", Column(rows, [](const SeriesSample& s) { return s.max_waiting; }));
+  table.Add("kv_utilization", Column(rows, [](const SeriesSample& s) { return s.kv_utilization; }));
+  table.Add("failures", Column(rows, [](const SeriesSample& s) { return s.failures; }));
+  table.Add("recoveries", Column(rows, [](const SeriesSample& s) { return s.recoveries; }));
+  H5::Group root = file.openGroup("/");
+  table.Write(root, "timeseries", /*compress=*/true);
+}
+
+// One row per (point, bucket, deployment), for points with several deployments.
+void WriteDeploymentSeries(H5::H5File& file, const SweepResults& results) {
+  std::vector<DeploymentSample> rows;
+  std::vector<uint64_t> point, bucket;
+  std::vector<std::string> name;
+  std::vector<double> share;
+  for (size_t i = 0; i < results.points.size(); ++i) {
+    const PointResult& p = results.points[i];
+    const size_t count = p.deployment_names.size();
+    for (size_t j = 0; j < p.deployment_series.size(); ++j) {
+      const DeploymentSample& s = p.deployment_series[j];
+      uint64_t bucket_requests = 0;
+      for (size_t k = j - j % count; k < j - j % count + count; ++k) {
+        bucket_requests += p.deployment_series[k].requests;
+      }
+      point.push_back(i);
+      bucket.push_back(j / count);
+      name.push_back(p.deployment_names[s.deployment]);
+      share.push_back(bucket_requests > 0
+                          ? static_cast<double>(s.requests) / static_cast<double>(bucket_requests)
+                          : std::nan(""));
+      rows.push_back(s);
+    }
+  }
+  ColumnTable table(rows.size());
+  table.Add("point", point);
+  table.Add("bucket", bucket);
+  table.Add("start_s", Column(rows, [](const DeploymentSample& s) { return s.start_s; }));
+  table.Add("deployment",
+            Column(rows, [](const DeploymentSample& s) { return uint64_t{s.deployment}; }));
+  table.Add("deployment_name", name);
+  table.Add("requests", Column(rows, [](const DeploymentSample& s) { return s.requests; }));
+  table.Add("share", share);
+  table.Add("prompt_tokens",
+            Column(rows, [](const DeploymentSample& s) { return s.prompt_tokens; }));
+  table.Add("hit_tokens", Column(rows, [](const DeploymentSample& s) { return s.hit_tokens; }));
+  table.Add("token_hit_rate", Column(rows, [](const DeploymentSample& s) {
+              return s.prompt_tokens > 0
+                         ? static_cast<double>(s.hit_tokens) / static_cast<double>(s.prompt_tokens)
+                         : std::nan("");
+            }));
+  table.Add("hit_elsewhere",
+            Column(rows, [](const DeploymentSample& s) { return s.hit_elsewhere; }));
+  table.Add("hit_elsewhere_taken",
+            Column(rows, [](const DeploymentSample& s) { return s.hit_elsewhere_taken; }));
+  table.Add("cold_hit_elsewhere",
+            Column(rows, [](const DeploymentSample& s) { return s.cold_hit_elsewhere; }));
+  table.Add("cold_hit_elsewhere_taken",
+            Column(rows, [](const DeploymentSample& s) { return s.cold_hit_elsewhere_taken; }));
+  H5::Group root = file.openGroup("/");
+  table.Write(root, "deployment_series", /*compress=*/true);
+}
+
 void WriteCapacity(H5::H5File& file, const SweepResults& results) {
   const auto& rows = results.capacity;
   ColumnTable table(rows.size());
@@ -209,6 +297,8 @@ void WriteResultsHdf5(const std::string& path, const FileAttributes& attributes,
       WriteStringAttribute(root, "baseline", results.baseline);
       WritePoints(file, results);
       WriteTenants(file, results);
+      WriteTimeSeries(file, results);
+      WriteDeploymentSeries(file, results);
       WriteCapacity(file, results);
       WriteSummary(file, results);
       WriteSlos(file, results);

@@ -4,6 +4,8 @@
 //   /points            one row per (policy, load, seed), every metric
 //   /replica_requests  points × replicas, requests dispatched after warm-up
 //   /tenants           one row per (point, tracked tenant or "other")
+//   /timeseries        one row per (point, bucket of series_interval_s)
+//   /deployment_series one row per (point, bucket, deployment), several deployments only
 //   /capacity          one row per (policy, seed, SLO)
 //   /summary           one row per (policy, SLO)
 //   /slos              one row per SLO: index, metric, percentile, threshold

@@ -202,6 +202,32 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
     }
     json.EndArray();
   }
+  json.Key("series");
+  json.BeginArray();
+  for (const SeriesSample& s : p.series) {
+    json.BeginObject();
+    json.Key("start_s");
+    json.Number(s.start_s);
+    json.Key("arrived");
+    json.Integer(s.arrived);
+    json.Key("completed");
+    json.Integer(s.completed);
+    json.Key("token_hit_rate");
+    json.Number(s.prompt_tokens > 0 ? static_cast<double>(s.hit_tokens) / s.prompt_tokens
+                                    : std::nan(""));
+    json.Key("mean_waiting");
+    json.Number(s.mean_waiting);
+    json.Key("max_waiting");
+    json.Integer(s.max_waiting);
+    json.Key("kv_utilization");
+    json.Number(s.kv_utilization);
+    json.Key("failures");
+    json.Integer(s.failures);
+    json.Key("recoveries");
+    json.Integer(s.recoveries);
+    json.EndObject();
+  }
+  json.EndArray();
   json.Key("simulated_s");
   json.Number(p.simulated_s);
   json.Key("events");

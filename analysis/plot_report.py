@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws the plots of a kvroute results file (`kvroute report FILE.h5 --plots DIR`).
 
-Usage: plot_report.py FILE.h5 DIR
+Usage: plot_report.py FILE.h5 DIR [QPS]
 
 Writes into DIR, and prints each path it wrote:
   slo_vs_load.png     each SLO's metric (mean over seeds) against load, one line per
@@ -10,7 +10,15 @@ Writes into DIR, and prints each path it wrote:
   capacity.png        each policy's SLO capacity, mean with its 95% CI over seeds
   replica_load.png    requests per replica at the reference load (mean over seeds),
                       replicas sorted from busiest to idlest
-The results file holds no time series, so none are drawn.
+and from the time series, at load QPS (default: the reference load), over simulated time:
+  hit_rate_over_time.png   token hit rate per bucket, one line per policy (all seeds'
+                           tokens together); grey bands mark the warm-up
+  queue_over_time.png      waiting requests per replica (mean over replicas, solid) and
+                           on the busiest replica (dotted), mean over seeds; a vertical
+                           line marks each bucket with a replica failure (red) or
+                           recovery (green)
+  deployment_share_over_time.png  with several deployments: each deployment's share of
+                           the requests per bucket, one panel per policy
 """
 import math
 import os
@@ -124,6 +132,107 @@ def plot_replica_load(points, replica_requests, policies, reference, out_dir):
     return save(fig, out_dir, "replica_load.png")
 
 
+def series_by_policy(points, series, policies, qps):
+    """For each policy with points at `qps`: the rows of `series` of those points."""
+    out = {}
+    for policy in policies:
+        rows = np.flatnonzero((points["policy"] == policy) & (points["qps"] == qps)
+                              & (points["refinement_round"] == 0))
+        mask = np.isin(series["point"], rows)
+        if mask.any():
+            out[policy] = series[mask]
+    return out
+
+
+def per_bucket(rows, reduce):
+    """Buckets' start times (sorted) and reduce(rows of the bucket) for each."""
+    starts = np.unique(rows["start_s"])
+    return starts, np.array([reduce(rows[rows["start_s"] == t]) for t in starts])
+
+
+def shade_warmup(ax, warmup_s):
+    if warmup_s > 0:
+        ax.axvspan(0, warmup_s, color="0.9", zorder=0)
+
+
+def plot_hit_rate_over_time(by_policy, qps, warmup_s, out_dir):
+    fig, ax = plt.subplots(figsize=(7, 4))
+    shade_warmup(ax, warmup_s)
+    for policy, rows in by_policy.items():
+        def rate(b):
+            prompt = b["prompt_tokens"].sum()
+            return 100.0 * b["hit_tokens"].sum() / prompt if prompt > 0 else np.nan
+        starts, rates = per_bucket(rows, rate)
+        ax.plot(starts, rates, drawstyle="steps-post", label=policy)
+    ax.set_xlabel("simulated time (s), by arrival")
+    ax.set_ylabel("token hit rate, %")
+    ax.set_ylim(0, 100)
+    ax.set_title("hit rate over time at %g QPS" % qps)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return save(fig, out_dir, "hit_rate_over_time.png")
+
+
+def plot_queue_over_time(by_policy, qps, warmup_s, out_dir):
+    fig, ax = plt.subplots(figsize=(7, 4))
+    shade_warmup(ax, warmup_s)
+    marked = set()
+    for i, (policy, rows) in enumerate(by_policy.items()):
+        color = "C%d" % i
+        starts, mean = per_bucket(rows, lambda b: np.nanmean(b["mean_waiting"])
+                                  if np.isfinite(b["mean_waiting"]).any() else np.nan)
+        _, most = per_bucket(rows, lambda b: b["max_waiting"].mean())
+        ax.plot(starts, mean, color=color, drawstyle="steps-post", label=policy + " (mean)")
+        ax.plot(starts, most, color=color, linestyle=":", drawstyle="steps-post",
+                label=policy + " (busiest replica)")
+        for column, line_color in (("failures", "red"), ("recoveries", "green")):
+            for t in np.unique(rows["start_s"][rows[column] > 0]):
+                if (column, t) not in marked:
+                    marked.add((column, t))
+                    ax.axvline(t, color=line_color, linewidth=1, alpha=0.6)
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("waiting requests per replica")
+    ax.set_title("queues over time at %g QPS (mean over seeds)" % qps)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return save(fig, out_dir, "queue_over_time.png")
+
+
+def plot_deployment_share(by_policy, qps, warmup_s, out_dir):
+    fig, axes = plt.subplots(1, len(by_policy), figsize=(5.5 * len(by_policy), 4),
+                             squeeze=False)
+    for ax, (policy, rows) in zip(axes[0], by_policy.items()):
+        shade_warmup(ax, warmup_s)
+        names = policies_in_order([text(n) for n in rows["deployment_name"]])
+        total = {t: rows["requests"][rows["start_s"] == t].sum()
+                 for t in np.unique(rows["start_s"])}
+        for name in names:
+            mine = rows[np.array([text(n) == name for n in rows["deployment_name"]])]
+            starts, share = per_bucket(mine, lambda b: b["requests"].sum())
+            share = np.array([100.0 * s / total[t] if total[t] > 0 else np.nan
+                              for t, s in zip(starts, share)])
+            ax.plot(starts, share, drawstyle="steps-post", label=name)
+        ax.set_xlabel("simulated time (s), by arrival")
+        ax.set_ylabel("share of requests, %")
+        ax.set_ylim(0, 100)
+        ax.set_title("%s at %g QPS" % (policy, qps))
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return save(fig, out_dir, "deployment_share_over_time.png")
+
+
+def warmup_seconds(scenario_yaml):
+    """The scenario's warm-up, read from its text (default 30 s, as kvroute's)."""
+    for line in scenario_yaml.splitlines():
+        if line.startswith("warmup_s:"):
+            try:
+                return float(line.split(":", 1)[1].split("#")[0])
+            except ValueError:
+                break
+    return 30.0
+
+
 def save(fig, out_dir, name):
     path = os.path.join(out_dir, name)
     fig.savefig(path, dpi=120)
@@ -132,8 +241,8 @@ def save(fig, out_dir, name):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: plot_report.py FILE.h5 DIR")
+    if len(sys.argv) not in (3, 4):
+        sys.exit("usage: plot_report.py FILE.h5 DIR [QPS]")
     path, out_dir = sys.argv[1], sys.argv[2]
     os.makedirs(out_dir, exist_ok=True)
     with h5py.File(path, "r") as f:
@@ -141,6 +250,10 @@ def main():
         summary = f["summary"][:]
         slos = f["slos"][:]
         replica_requests = f["replica_requests"][:]
+        # Files of kvroute versions before the time series have neither table.
+        series = f["timeseries"][:] if "timeseries" in f else None
+        deployments = f["deployment_series"][:] if "deployment_series" in f else None
+        warmup_s = warmup_seconds(text(f.attrs.get("scenario_yaml", b"")))
     # Strings come back as bytes; compare them as str.
     points = {name: points[name] for name in points.dtype.names}
     points["policy"] = np.array([text(p) for p in points["policy"]])
@@ -156,6 +269,17 @@ def main():
         plot_capacity(summary, policies, slos, out_dir),
         plot_replica_load(points, replica_requests, policies, reference, out_dir),
     ]
+    qps = float(sys.argv[3]) if len(sys.argv) == 4 else reference
+    if not (points["qps"] == qps).any():
+        sys.exit("%s: no point at %g QPS (loads: %s)" % (
+            path, qps, ", ".join("%g" % q for q in sorted(set(points["qps"])))))
+    if series is not None and len(series):
+        by_policy = series_by_policy(points, series, policies, qps)
+        written.append(plot_hit_rate_over_time(by_policy, qps, warmup_s, out_dir))
+        written.append(plot_queue_over_time(by_policy, qps, warmup_s, out_dir))
+    if deployments is not None and len(deployments):
+        by_policy = series_by_policy(points, deployments, policies, qps)
+        written.append(plot_deployment_share(by_policy, qps, warmup_s, out_dir))
     for w in written:
         print(w)
 

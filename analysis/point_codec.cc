@@ -10,7 +10,7 @@ namespace {
 
 // Bumped whenever the field list changes, so a record of an older layout is
 // refused rather than misread.
-constexpr std::string_view kMagic = "kvroute-point-v3";
+constexpr std::string_view kMagic = "kvroute-point-v4";
 
 class Writer {
  public:
@@ -141,6 +141,16 @@ std::string EncodePoint(const PointResult& p) {
       w.U64(v);
     }
   }
+  w.U64(p.series.size());
+  for (const SeriesSample& s : p.series) {
+    w.F64(s.start_s);
+    for (uint64_t v : {s.arrived, s.completed, s.prompt_tokens, s.hit_tokens}) w.U64(v);
+    w.F64(s.mean_waiting);
+    w.U64(s.max_waiting);
+    w.F64(s.kv_utilization);
+    w.U64(s.failures);
+    w.U64(s.recoveries);
+  }
   return w.Take();
 }
 
@@ -197,6 +207,16 @@ PointResult DecodePoint(std::string_view record) {
           &s.cold_hit_elsewhere, &s.cold_hit_elsewhere_taken}) {
       *v = r.U64();
     }
+  }
+  p.series.resize(r.Count());
+  for (SeriesSample& s : p.series) {
+    s.start_s = r.F64();
+    for (uint64_t* v : {&s.arrived, &s.completed, &s.prompt_tokens, &s.hit_tokens}) *v = r.U64();
+    s.mean_waiting = r.F64();
+    s.max_waiting = r.U64();
+    s.kv_utilization = r.F64();
+    s.failures = r.U64();
+    s.recoveries = r.U64();
   }
   r.ExpectEnd();
   return p;

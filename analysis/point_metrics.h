@@ -13,6 +13,7 @@
 
 #include "analysis/latency_histogram.h"
 #include "analysis/slo.h"
+#include "analysis/time_series.h"
 #include "models/request.h"
 #include "sim/core/time.h"
 
@@ -92,8 +93,9 @@ struct PointResult {
   // With several deployments: their names and the time series, bucket-major.
   std::vector<std::string> deployment_names;
   std::vector<DeploymentSample> deployment_series;
-  double simulated_s = 0;  // simulated time at the end of the run
-  uint64_t events = 0;     // events the simulation handled
+  std::vector<SeriesSample> series;  // the whole cluster, one per bucket
+  double simulated_s = 0;            // simulated time at the end of the run
+  uint64_t events = 0;               // events the simulation handled
 };
 
 class PointMetricsCollector {

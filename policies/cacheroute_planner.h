@@ -52,6 +52,7 @@ class RoutingPlan {
   friend RoutingPlan BuildPlan(std::span<const double>, const PlannerConfig&);
   friend RoutingPlan BuildPlanFrom(const RoutingPlan&, std::span<const double>,
                                    const PlannerConfig&, double);
+  friend RoutingPlan PlanFromTable(std::span<const std::vector<uint32_t>>, uint32_t);
   std::vector<uint32_t> offsets_;  // CSR: key k's members are [offsets_[k], offsets_[k+1])
   std::vector<uint32_t> members_;
   std::vector<double> expected_load_;

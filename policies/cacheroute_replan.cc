@@ -82,4 +82,18 @@ RoutingPlan BuildPlanFrom(const RoutingPlan& previous, std::span<const double> r
   return plan;
 }
 
+RoutingPlan PlanFromTable(std::span<const std::vector<uint32_t>> members, uint32_t destinations) {
+  RoutingPlan plan;
+  plan.offsets_.reserve(members.size() + 1);
+  plan.offsets_.push_back(0);
+  for (const std::vector<uint32_t>& m : members) {
+    plan.members_.insert(plan.members_.end(), m.begin(), m.end());
+    plan.offsets_.push_back(static_cast<uint32_t>(plan.members_.size()));
+    if (!m.empty()) ++plan.admitted_keys_;
+    plan.slots_used_ += m.size();
+  }
+  plan.expected_load_.assign(destinations, 0);
+  return plan;
+}
+
 }  // namespace kvroute::policies

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "policies/cacheroute_planner.h"
 
@@ -48,6 +49,12 @@ bool FreshPlanPaysOff(const RoutingPlan& held, const RoutingPlan& fresh,
 // already stable and is returned.
 RoutingPlan BuildPlanFrom(const RoutingPlan& previous, std::span<const double> rates,
                           const PlannerConfig& config, double slack);
+
+// A plan as a rolled-out table gives it: key b's destinations are
+// members[b] (empty: not admitted). It carries no rates, so its expected loads
+// are 0; it serves as BuildPlanFrom's `previous`. REQUIRES: every destination
+// < destinations, none repeated within a key.
+RoutingPlan PlanFromTable(std::span<const std::vector<uint32_t>> members, uint32_t destinations);
 
 }  // namespace kvroute::policies
 

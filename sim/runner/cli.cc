@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -49,7 +50,7 @@ constexpr char kUsage[] =
     "usage:\n"
     "  kvroute run [SCENARIO.yaml] [--set path.to.key=value]... [--out FILE.h5] [--jobs N]\n"
     "              [--seeds N] [--policies a,b,...] [--resume] [--quiet]\n"
-    "  kvroute report FILE.h5 [--plots DIR] [--format text|md|csv]\n"
+    "  kvroute report FILE.h5 [--plots DIR [--plot-qps X]] [--format text|md|csv]\n"
     "  kvroute point SCENARIO.yaml --policy NAME --qps X [--seed S] [--set ...] [--json]\n"
     "  kvroute validate SCENARIO.yaml\n"
     "  kvroute policies\n"
@@ -57,6 +58,7 @@ constexpr char kUsage[] =
     "  kvroute calibrate SCENARIO.yaml [--slo I] [--set ...]\n"
     "  kvroute plan RATES.csv --replicas R --q-cap Q --slots-per-replica W\n"
     "               [--ablation affinity|replication|full] [--format csv|json] [--out FILE]\n"
+    "               [--previous PLAN.csv|PLAN.json [--churn-slack S]]\n"
     "  kvroute workload-stats SCENARIO.yaml [--set ...] [--qps X] [--seed S]\n"
     "              [--lru-blocks N,N,...] [--windows S,S,...]\n"
     "  kvroute trace-stats FILE [--format mooncake|azure] [--block-size N] [--skip N]\n"
@@ -362,7 +364,9 @@ int Plan(int argc, const char* const* argv, std::ostream& out) {
   options.add_options()("rates", po::value<std::string>())("replicas", po::value<uint32_t>())(
       "q-cap", po::value<double>())("slots-per-replica", po::value<uint32_t>())(
       "ablation", po::value<std::string>()->default_value("full"))(
-      "format", po::value<std::string>()->default_value("csv"))("out", po::value<std::string>());
+      "format", po::value<std::string>()->default_value("csv"))("out", po::value<std::string>())(
+      "previous", po::value<std::string>())("churn-slack",
+                                            po::value<double>()->default_value(0.05));
   po::positional_options_description positional;
   positional.add("rates", 1);
   po::variables_map vm = Parse(argc, argv, options, positional);
@@ -395,8 +399,25 @@ int Plan(int argc, const char* const* argv, std::ostream& out) {
   if (!in) throw RatesFileError(path + ": cannot open");
   KeyRates rates = ReadKeyRates(in, path);
 
+  const double slack = vm["churn-slack"].as<double>();
+  if (!(slack >= 0) || !std::isfinite(slack)) {
+    throw UsageError("--churn-slack must be a non-negative number");
+  }
+  std::optional<PreviousPlan> previous;
+  if (vm.count("previous")) {
+    const std::string previous_path = vm["previous"].as<std::string>();
+    std::ifstream previous_in(previous_path);
+    if (!previous_in) throw PlanFileError(previous_path + ": cannot open");
+    const bool json = previous_path.size() >= 5 &&
+                      previous_path.compare(previous_path.size() - 5, 5, ".json") == 0;
+    previous = json ? ReadPreviousPlanJson(previous_in, previous_path, config.destinations)
+                    : ReadPreviousPlanCsv(previous_in, previous_path, config.destinations);
+  }
+
   auto start = std::chrono::steady_clock::now();
-  policies::RoutingPlan plan = policies::BuildPlan(rates.rates, config);
+  ChurnReport churn;
+  policies::RoutingPlan plan = previous ? BuildPlanAgainst(rates, *previous, config, slack, &churn)
+                                        : policies::BuildPlan(rates.rates, config);
   double build_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
@@ -409,9 +430,9 @@ int Plan(int argc, const char* const* argv, std::ostream& out) {
     sink = &file;
   }
   if (format == "json") {
-    WritePlanJson(*sink, rates, plan, build_seconds);
+    WritePlanJson(*sink, rates, plan, build_seconds, previous ? &churn : nullptr);
   } else {
-    WritePlanCsv(*sink, rates, plan, build_seconds);
+    WritePlanCsv(*sink, rates, plan, build_seconds, previous ? &churn : nullptr);
   }
   if (!out_path.empty()) {
     file.close();

@@ -14,6 +14,7 @@
 #include "models/workload.h"
 #include "policies/deployment_choice.h"
 #include "policies/registry.h"
+#include "policies/router_prefix_index.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/hashing.h"
 #include "sim/core/random_stream.h"
@@ -118,7 +119,8 @@ class ClusterSimulation : public models::ReplicaObserver {
                  TopTenants(workload_->key_shares())),
         oracle_(replicas_),
         refresh_(FromSeconds(scenario.signal_refresh_s)),
-        deployment_rng_(spec.seed, "router.deployment") {
+        deployment_rng_(spec.seed, "router.deployment"),
+        timeline_(FromSeconds(scenario.series_interval_s)) {
     const uint32_t replicas = scenario.replica_count();
     uint32_t kv_blocks = static_cast<uint32_t>(
         scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks());
@@ -130,9 +132,7 @@ class ClusterSimulation : public models::ReplicaObserver {
                                                             kv_blocks, profile_.block_size_tokens,
                                                             pool_, loads_[r]));
     }
-    const PolicySpec& policy_spec = scenario.policies[spec.policy_index];
-    const policies::PolicyInfo& info = policies::FindPolicy(policy_spec.name);
-    const policies::Params params = policies::ResolveParams(info, policy_spec.params);
+    const PolicySpec& point_policy = scenario.policies[spec.policy_index];
     // Each deployment's policy expects its initial weight share of the traffic.
     double weight_sum = 0;
     for (const DeploymentSpec& d : scenario.deployments) weight_sum += d.WeightAt(0);
@@ -157,10 +157,14 @@ class ClusterSimulation : public models::ReplicaObserver {
         source->KeyLoadAt(t, rates);
         for (double& r : *rates) r *= scale;
       };
+      // A deployment may run its own policy (a canary trying a new router);
+      // the others run the point's.
+      const PolicySpec& policy_spec = d.policy ? *d.policy : point_policy;
+      const policies::PolicyInfo& info = policies::FindPolicy(policy_spec.name);
       Deployment deployment;
       deployment.offset = offset;
       deployment.size = d.replicas;
-      deployment.policy = info.factory(params, context);
+      deployment.policy = info.factory(policies::ResolveParams(info, policy_spec.params), context);
       deployment.oracle = std::make_unique<DeploymentCacheOracle>(oracle_, offset);
       deployment.queues = std::make_unique<DeploymentQueueView>(replicas_, pool_, offset);
       deployment.interval = deployment.policy->ControlInterval();
@@ -168,6 +172,13 @@ class ClusterSimulation : public models::ReplicaObserver {
         deployment_of_.push_back(static_cast<uint32_t>(deployments_.size()));
       deployments_.push_back(std::move(deployment));
       offset += d.replicas;
+    }
+    if (deployments_.size() > 1 && scenario.lambda_h > 0 &&
+        scenario.deployment_hit_estimate == Scenario::HitEstimate::kRouter) {
+      for (const DeploymentSpec& d : scenario.deployments) {
+        const uint64_t blocks = std::min<uint64_t>(uint64_t{d.replicas} * kv_blocks, UINT32_MAX);
+        sent_.emplace_back(1, static_cast<uint32_t>(blocks), 0);
+      }
     }
     weights_.resize(deployments_.size());
     hit_ratios_.resize(deployments_.size());
@@ -198,6 +209,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       Event event = events_.Pop();
       ++handled;
       IntegrateInSystem(event.time);
+      timeline_.ObserveUntil(event.time, loads_);
       switch (event.kind) {
         case EventKind::kArrival:
           OnArrival(event.time);
@@ -212,6 +224,7 @@ class ClusterSimulation : public models::ReplicaObserver {
           OnReplicaFailure(event.target, event.time);
           break;
         case EventKind::kReplicaRecovery:
+          if (!loads_[event.target].healthy) timeline_.OnRecovery(event.time);
           loads_[event.target].healthy = true;  // back with an empty cache
           break;
         case EventKind::kControlTick: {
@@ -237,6 +250,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       }
     }
     IntegrateInSystem(end_of_arrivals_);
+    timeline_.ObserveUntil(events_.Now() + 1, loads_);  // the last event's instant too
     for (uint32_t slot = 0; slot < pool_.slot_count(); ++slot) {
       if (pool_[slot].in_use) metrics_.OnUnfinished(pool_[slot]);
     }
@@ -267,6 +281,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     result.mean_in_system = in_system_seconds_ / window;
     result.mean_held_kv_blocks =
         held_block_seconds_ / window / static_cast<double>(replicas_.size());
+    result.series = timeline_.Finish();
     result.simulated_s = ToSeconds(events_.Now());
     result.events = handled;
     return result;
@@ -275,6 +290,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void OnAdmitted(uint32_t slot, Time) override {
     const models::InFlightRequest& r = pool_[slot];
     metrics_.OnAdmitted(r);
+    timeline_.OnAdmitted(r.request.arrival, r.request.prompt_tokens, r.hit_tokens);
     if (deployments_.size() > 1) {
       analysis::DeploymentSample& sample = Sample(r.request.arrival, deployment_of_[r.replica]);
       sample.prompt_tokens += r.request.prompt_tokens;
@@ -288,6 +304,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void OnCompleted(uint32_t slot, Time now) override {
     const models::InFlightRequest& r = pool_[slot];
     metrics_.OnCompleted(r, now);
+    timeline_.OnCompleted(now);
     PolicyOf(r.replica).OnComplete(r.request, Local(r.replica), now);
     pool_.Release(slot);
   }
@@ -315,7 +332,8 @@ class ClusterSimulation : public models::ReplicaObserver {
   }
 
   // Seed 000's first level: P_d ∝ w_d(now)·2^(λ_h·H_d) over deployments with
-  // a healthy replica, H_d the request's best prefix hit ratio there. Returns
+  // a healthy replica, H_d the request's best prefix hit ratio there (on its
+  // replicas' caches, or in the router's record of what it sent there). Returns
   // deployments_.size() when no deployment with weight > 0 is up. One
   // deployment takes every request without a draw.
   uint32_t PickDeployment(const models::Request& request, Time now) {
@@ -329,10 +347,11 @@ class ClusterSimulation : public models::ReplicaObserver {
       for (uint32_t r = dep.offset; r < dep.offset + dep.size; ++r) {
         if (!loads_[r].healthy) continue;
         up = true;
-        if (count > 1 && scenario_.lambda_h > 0 && !chain.empty()) {
+        if (count > 1 && scenario_.lambda_h > 0 && !chain.empty() && sent_.empty()) {
           best = std::max(best, oracle_.CachedPrefixBlocks(r, chain));
         }
       }
+      if (up && !sent_.empty()) best = sent_[d].Depth(0, chain, now);
       weights_[d] = up ? scenario_.deployments[d].WeightAt(now_s) : 0;
       hit_ratios_[d] =
           chain.empty() ? 0 : static_cast<double>(best) / static_cast<double>(chain.size());
@@ -377,6 +396,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     models::InFlightRequest& r = pool_[slot];
     std::swap(r.request, next_request_);  // swaps buffers: no allocation in steady state
     metrics_.OnArrival(r.request);
+    timeline_.OnArrival(r.request.arrival);
     Dispatch(slot, now);
     if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
   }
@@ -397,6 +417,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     if (deployments_.size() > 1) RecordChoice(r.request.arrival, d);
     if (replicas_[target]->Enqueue(slot)) {
       dep.policy->OnDispatch(r.request, local, now);
+      if (!sent_.empty()) sent_[d].Record(0, r.request.block_hashes, now);
       metrics_.OnDispatched(r.request, target);
       StartIteration(target, now);
       ApplyMoves(d, now);
@@ -437,6 +458,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void OnReplicaFailure(uint32_t replica, Time now) {
     if (!loads_[replica].healthy) return;
     loads_[replica].healthy = false;
+    timeline_.OnFailure(now);
     iteration_event_[replica] = UINT64_MAX;  // its iteration in flight never finishes
     dropped_.clear();
     replicas_[replica]->Fail(now, &dropped_);
@@ -513,6 +535,10 @@ class ClusterSimulation : public models::ReplicaObserver {
   std::vector<uint32_t> deployment_of_;  // per replica
   RandomStream deployment_rng_;
   std::vector<double> weights_, hit_ratios_, scratch_;  // per deployment, per request
+  // deployment_hit_estimate: router: per deployment, the blocks the router sent
+  // there (one LRU of its total KV blocks); empty otherwise.
+  std::vector<policies::RouterPrefixIndex> sent_;
+  analysis::TimeSeriesRecorder timeline_;
   Time series_bucket_ = 0;
   std::vector<analysis::DeploymentSample> series_;  // bucket-major, then deployment
   EventQueue events_;

@@ -4,7 +4,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <iomanip>
+#include <unordered_map>
 #include <unordered_set>
+
+#include "policies/cacheroute_replan.h"
 
 namespace kvroute::sim {
 namespace {
@@ -70,13 +73,47 @@ KeyRates ReadKeyRates(std::istream& in, const std::string& source) {
   return result;
 }
 
+policies::RoutingPlan BuildPlanAgainst(const KeyRates& rates, const PreviousPlan& previous,
+                                       const policies::PlannerConfig& config, double slack,
+                                       ChurnReport* report) {
+  // Keys of the previous table follow the current ones, at rate 0, so that
+  // the plans compare key by key over one index.
+  std::unordered_map<std::string, uint32_t> index;
+  for (uint32_t b = 0; b < rates.keys.size(); ++b) index.emplace(rates.keys[b], b);
+  std::vector<double> extended = rates.rates;
+  std::vector<std::vector<uint32_t>> members(rates.keys.size());
+  for (size_t i = 0; i < previous.keys.size(); ++i) {
+    auto [it, added] = index.emplace(previous.keys[i], static_cast<uint32_t>(members.size()));
+    if (added) {
+      members.emplace_back();
+      extended.push_back(0);
+    }
+    members[it->second] = previous.destinations[i];
+  }
+  const policies::RoutingPlan before = policies::PlanFromTable(members, config.destinations);
+  policies::RoutingPlan plan = policies::BuildPlanFrom(before, extended, config, slack);
+  const policies::RoutingPlan fresh = policies::BuildPlan(extended, config);
+  report->previous_keys = previous.keys.size();
+  report->churn = policies::PlanChurn(before, plan);
+  report->new_assignments = policies::NewAssignments(before, plan);
+  report->fresh_churn = policies::PlanChurn(before, fresh);
+  report->fresh_new_assignments = policies::NewAssignments(before, fresh);
+  return plan;
+}
+
 void WritePlanCsv(std::ostream& out, const KeyRates& rates, const policies::RoutingPlan& plan,
-                  double build_seconds) {
+                  double build_seconds, const ChurnReport* churn) {
   out << std::setprecision(10);
   out << "# keys=" << rates.keys.size() << " admitted_keys=" << plan.admitted_keys()
       << " slots_used=" << plan.slots_used() << " cold_tail_rate=" << plan.cold_tail_rate()
       << " expected_max_over_mean=" << plan.ExpectedMaxOverMean()
-      << " build_seconds=" << build_seconds << "\n";
+      << " build_seconds=" << build_seconds;
+  if (churn) {
+    out << " previous_keys=" << churn->previous_keys << " churn=" << churn->churn
+        << " new_assignments=" << churn->new_assignments << " fresh_churn=" << churn->fresh_churn
+        << " fresh_new_assignments=" << churn->fresh_new_assignments;
+  }
+  out << "\n";
   out << "key,rate,destinations\n";
   for (uint32_t b = 0; b < rates.keys.size(); ++b) {
     auto members = plan.Members(b);
@@ -88,13 +125,20 @@ void WritePlanCsv(std::ostream& out, const KeyRates& rates, const policies::Rout
 }
 
 void WritePlanJson(std::ostream& out, const KeyRates& rates, const policies::RoutingPlan& plan,
-                   double build_seconds) {
+                   double build_seconds, const ChurnReport* churn) {
   out << std::setprecision(10);
   out << "{\"keys\": " << rates.keys.size() << ", \"admitted_keys\": " << plan.admitted_keys()
       << ", \"slots_used\": " << plan.slots_used()
       << ", \"cold_tail_rate\": " << plan.cold_tail_rate()
       << ", \"expected_max_over_mean\": " << plan.ExpectedMaxOverMean()
-      << ", \"build_seconds\": " << build_seconds << ", \"expected_load\": [";
+      << ", \"build_seconds\": " << build_seconds;
+  if (churn) {
+    out << ", \"previous_keys\": " << churn->previous_keys << ", \"churn\": " << churn->churn
+        << ", \"new_assignments\": " << churn->new_assignments
+        << ", \"fresh_churn\": " << churn->fresh_churn
+        << ", \"fresh_new_assignments\": " << churn->fresh_new_assignments;
+  }
+  out << ", \"expected_load\": [";
   const auto& load = plan.expected_load();
   for (size_t d = 0; d < load.size(); ++d) out << (d ? ", " : "") << load[d];
   out << "], \"table\": {";

@@ -39,8 +39,10 @@ std::string Python() {
 }
 
 // Runs the plot script on `file`, writing into `dir`; its output (the paths
-// it wrote) goes to `out`.
-void DrawPlots(const std::string& file, const std::string& dir, std::ostream& out) {
+// it wrote) goes to `out`. `qps` (empty: the reference load) is the load of
+// the time-series plots.
+void DrawPlots(const std::string& file, const std::string& dir, const std::string& qps,
+               std::ostream& out) {
   std::filesystem::create_directories(dir);
   std::filesystem::path script = std::filesystem::path(dir) / ".plot_report.py";
   {
@@ -50,7 +52,8 @@ void DrawPlots(const std::string& file, const std::string& dir, std::ostream& ou
     std::fclose(f);
   }
   std::string command = ShellQuote(Python()) + " " + ShellQuote(script.string()) + " " +
-                        ShellQuote(file) + " " + ShellQuote(dir) + " 2>&1";
+                        ShellQuote(file) + " " + ShellQuote(dir) +
+                        (qps.empty() ? "" : " " + ShellQuote(qps)) + " 2>&1";
   std::FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) throw std::runtime_error("cannot run " + Python());
   std::string output;
@@ -71,7 +74,7 @@ void DrawPlots(const std::string& file, const std::string& dir, std::ostream& ou
 int Report(int argc, const char* const* argv, std::ostream& out) {
   po::options_description options("report");
   options.add_options()("file", po::value<std::string>())("plots", po::value<std::string>())(
-      "format", po::value<std::string>()->default_value("text"));
+      "format", po::value<std::string>()->default_value("text"))("plot-qps", po::value<double>());
   po::positional_options_description positional;
   positional.add("file", 1);
   po::variables_map vm = Parse(argc, argv, options, positional);
@@ -92,7 +95,14 @@ int Report(int argc, const char* const* argv, std::ostream& out) {
         << stored.attributes.created_utc << " by `" << stored.attributes.command_line << "`)\n";
     analysis::PrintSummaryTables(stored.results, out);
   }
-  if (vm.count("plots")) DrawPlots(path, vm["plots"].as<std::string>(), out);
+  if (vm.count("plot-qps") && !vm.count("plots")) throw UsageError("--plot-qps needs --plots");
+  std::string plot_qps;
+  if (vm.count("plot-qps")) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.17g", vm["plot-qps"].as<double>());
+    plot_qps = buffer;
+  }
+  if (vm.count("plots")) DrawPlots(path, vm["plots"].as<std::string>(), plot_qps, out);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #define KVROUTE_SIM_RUNNER_SCENARIO_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,16 @@
 #include "policies/registry.h"
 
 namespace kvroute::sim {
+
+struct PolicySpec {
+  std::string name;  // the registry's name
+  // How points, tables and --policies/--policy/sweep.baseline refer to this
+  // entry; the name unless `label` is given, so that one policy can be listed
+  // with several parameter sets (seed 003 §5.3's ablation).
+  std::string label;
+  std::vector<policies::ParamValue> params;  // as given; defaults fill the rest
+  std::string where;                         // file:line of the entry
+};
 
 // From `at_s` on, the deployment's weight is `weight` (a canary rollout).
 struct WeightStep {
@@ -27,6 +38,9 @@ struct DeploymentSpec {
   uint32_t replicas = 1;
   double weight = 1;                      // w_d until the first step of `schedule`
   std::vector<WeightStep> schedule = {};  // piecewise constant, at_s strictly increasing
+  // Its own routing policy inside the deployment; none: the point's (sweep's)
+  // policy, so the sweep's policy axis varies only the deployments without one.
+  std::optional<PolicySpec> policy = std::nullopt;
 
   double WeightAt(double t_s) const {
     double w = weight;
@@ -43,16 +57,6 @@ struct FailureEvent {
   uint32_t replica = 0;
   double at_s = 0;
   double recover_after_s = 0;
-};
-
-struct PolicySpec {
-  std::string name;  // the registry's name
-  // How points, tables and --policies/--policy/sweep.baseline refer to this
-  // entry; the name unless `label` is given, so that one policy can be listed
-  // with several parameter sets (seed 003 §5.3's ablation).
-  std::string label;
-  std::vector<policies::ParamValue> params;  // as given; defaults fill the rest
-  std::string where;                         // file:line of the entry
 };
 
 struct Scenario {
@@ -81,6 +85,12 @@ struct Scenario {
   // deployment d with P_d ∝ w_d·2^(lambda_h·H_d), then a replica in d. Unused
   // with one deployment.
   double lambda_h = 0;
+  // Where H_d comes from. kExact: the replicas' caches (seed 000's scheduler
+  // reads the engines' cache reports, as FlexLB's master does). kRouter: the
+  // router's own record of the prompts it sent to d, an LRU of d's total KV
+  // blocks, blind to evictions and to caches lost in failures.
+  enum class HitEstimate { kExact, kRouter };
+  HitEstimate deployment_hit_estimate = HitEstimate::kExact;
   double series_interval_s = 10;  // bucket of the per-deployment time series, s
 
   models::WorkloadConfig workload;

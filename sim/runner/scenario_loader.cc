@@ -186,6 +186,52 @@ models::LengthDistribution ParseLength(const Context& ctx, YAML::Node node,
   return d;
 }
 
+// A policy entry: a name, or a map of `name` and parameters, checked against
+// the registry. `path` names it in errors.
+PolicySpec ParsePolicyEntry(const Context& ctx, const YAML::Node& entry, const std::string& path) {
+  PolicySpec spec;
+  spec.where = ctx.Where(entry, path);
+  YAML::Node name_node = entry;
+  if (entry.IsScalar()) {
+    spec.name = entry.as<std::string>();
+  } else if (entry.IsMap()) {
+    name_node.reset(At(entry, "name"));  // rebinds; operator= would overwrite `entry`
+    if (!name_node.IsDefined() || !name_node.IsScalar()) {
+      ctx.Fail(entry, path + ".name", "required key is missing");
+    }
+    spec.name = name_node.as<std::string>();
+    for (const auto& kv : entry) {
+      std::string key = kv.first.as<std::string>();
+      if (key == "name") continue;
+      if (key == "label") {
+        if (!kv.second.IsScalar() || kv.second.as<std::string>().empty())
+          ctx.Fail(kv.second, path + ".label", "expected a non-empty name");
+        spec.label = kv.second.as<std::string>();
+        continue;
+      }
+      double value = 0;
+      std::string text;
+      if (!kv.second.IsScalar()) {
+        ctx.Fail(kv.second, path + "." + key, "expected a number or a name");
+      }
+      if (!YAML::convert<double>::decode(kv.second, value)) text = kv.second.as<std::string>();
+      spec.params.push_back({key, value, ctx.Where(kv.first, path + "." + key), text});
+    }
+  } else {
+    ctx.Fail(entry, path, "expected a policy name or a map with 'name'");
+  }
+  try {
+    policies::ResolveParams(policies::FindPolicy(spec.name), spec.params);
+  } catch (const policies::PolicyConfigError& e) {
+    // Parameter errors already carry their location.
+    std::string message = e.what();
+    if (message.rfind("unknown policy", 0) == 0) ctx.Fail(name_node, path + ".name", message);
+    throw ScenarioError(message);
+  }
+  if (spec.label.empty()) spec.label = spec.name;
+  return spec;
+}
+
 void ParseCluster(MapReader& top, Scenario* s) {
   MapReader cluster(top.ctx(), top.Required("cluster"), "cluster");
   YAML::Node profile_node = cluster.node()["profile"];
@@ -226,6 +272,9 @@ void ParseCluster(MapReader& top, Scenario* s) {
         step.Finish();
         spec.schedule.push_back(w);
       }
+    }
+    if (YAML::Node policy = d.Take("policy"); policy.IsDefined()) {
+      spec.policy = ParsePolicyEntry(cluster.ctx(), policy, d.Child("policy"));
     }
     d.Finish();
     for (const DeploymentSpec& other : s->deployments) {
@@ -270,6 +319,14 @@ void ParseCluster(MapReader& top, Scenario* s) {
   }
   s->signal_refresh_s = cluster.Number("signal_refresh_s", 0, 0, 1e7);
   s->lambda_h = cluster.Number("lambda_h", s->lambda_h, 0, 1e4);
+  YAML::Node estimate_node = At(cluster.node(), "deployment_hit_estimate");
+  std::string estimate = cluster.String("deployment_hit_estimate", "exact");
+  if (estimate == "router") {
+    s->deployment_hit_estimate = Scenario::HitEstimate::kRouter;
+  } else if (estimate != "exact") {
+    cluster.ctx().Fail(estimate_node, "cluster.deployment_hit_estimate",
+                       "unknown estimate '" + estimate + "' (valid: exact, router)");
+  }
   s->series_interval_s = cluster.Number("series_interval_s", s->series_interval_s, 1e-3);
   cluster.Finish();
 }
@@ -532,46 +589,7 @@ void ParsePolicies(MapReader& top, Scenario* s) {
   for (size_t i = 0; i < list.size(); ++i) {
     std::string path = "policies[" + std::to_string(i) + "]";
     YAML::Node entry = list[i];
-    PolicySpec spec;
-    spec.where = ctx.Where(entry, path);
-    YAML::Node name_node = entry;
-    if (entry.IsScalar()) {
-      spec.name = entry.as<std::string>();
-    } else if (entry.IsMap()) {
-      name_node.reset(At(entry, "name"));  // rebinds; operator= would overwrite `entry`
-      if (!name_node.IsDefined() || !name_node.IsScalar()) {
-        ctx.Fail(entry, path + ".name", "required key is missing");
-      }
-      spec.name = name_node.as<std::string>();
-      for (const auto& kv : entry) {
-        std::string key = kv.first.as<std::string>();
-        if (key == "name") continue;
-        if (key == "label") {
-          if (!kv.second.IsScalar() || kv.second.as<std::string>().empty())
-            ctx.Fail(kv.second, path + ".label", "expected a non-empty name");
-          spec.label = kv.second.as<std::string>();
-          continue;
-        }
-        double value = 0;
-        std::string text;
-        if (!kv.second.IsScalar()) {
-          ctx.Fail(kv.second, path + "." + key, "expected a number or a name");
-        }
-        if (!YAML::convert<double>::decode(kv.second, value)) text = kv.second.as<std::string>();
-        spec.params.push_back({key, value, ctx.Where(kv.first, path + "." + key), text});
-      }
-    } else {
-      ctx.Fail(entry, path, "expected a policy name or a map with 'name'");
-    }
-    try {
-      policies::ResolveParams(policies::FindPolicy(spec.name), spec.params);
-    } catch (const policies::PolicyConfigError& e) {
-      // Parameter errors already carry their location.
-      std::string message = e.what();
-      if (message.rfind("unknown policy", 0) == 0) ctx.Fail(name_node, path + ".name", message);
-      throw ScenarioError(message);
-    }
-    if (spec.label.empty()) spec.label = spec.name;
+    PolicySpec spec = ParsePolicyEntry(ctx, entry, path);
     for (const PolicySpec& other : s->policies) {
       if (other.label == spec.label)
         ctx.Fail(entry, path,

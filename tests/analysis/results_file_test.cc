@@ -43,7 +43,17 @@ PointResult FullPoint() {
   sample.start_s = 10, sample.deployment = 1, sample.requests = 7, sample.prompt_tokens = 700;
   sample.hit_tokens = 300, sample.hit_elsewhere = 2, sample.hit_elsewhere_taken = 1;
   sample.cold_hit_elsewhere = 1, sample.cold_hit_elsewhere_taken = 0;
-  p.deployment_series = {sample};
+  DeploymentSample old_sample;  // every deployment has a row in every bucket
+  old_sample.start_s = 10, old_sample.requests = 3, old_sample.prompt_tokens = 300;
+  p.deployment_series = {old_sample, sample};
+  SeriesSample bucket;
+  bucket.start_s = 10, bucket.arrived = 12, bucket.completed = 11, bucket.prompt_tokens = 900;
+  bucket.hit_tokens = 450, bucket.mean_waiting = 0.3, bucket.max_waiting = 4;
+  bucket.kv_utilization = 0.625, bucket.failures = 1, bucket.recoveries = 0;
+  SeriesSample unobserved;  // a bucket the run ended before reading
+  unobserved.start_s = 20, unobserved.mean_waiting = std::nan("");
+  unobserved.kv_utilization = std::nan("");
+  p.series = {bucket, unobserved};
   return p;
 }
 
@@ -66,9 +76,13 @@ TEST(PointCodecTest, RoundTripsEveryFieldToTheBit) {
   EXPECT_EQ(q.simulated_s, 300.125);
   EXPECT_EQ(q.events, 424242u);
   EXPECT_EQ(q.deployment_names, p.deployment_names);
-  ASSERT_EQ(q.deployment_series.size(), 1u);
-  EXPECT_EQ(q.deployment_series[0].hit_tokens, 300u);
-  EXPECT_EQ(q.deployment_series[0].deployment, 1u);
+  ASSERT_EQ(q.deployment_series.size(), 2u);
+  EXPECT_EQ(q.deployment_series[1].hit_tokens, 300u);
+  EXPECT_EQ(q.deployment_series[1].deployment, 1u);
+  ASSERT_EQ(q.series.size(), 2u);
+  EXPECT_EQ(q.series[0].max_waiting, 4u);
+  EXPECT_EQ(q.series[0].mean_waiting, 0.3);
+  EXPECT_TRUE(std::isnan(q.series[1].kv_utilization));
 }
 
 TEST(PointCodecTest, RefusesADamagedRecord) {
@@ -159,11 +173,8 @@ TEST(ResultsFileTest, ReadingBackPrintsTheSameTables) {
   EXPECT_NE(a.str().find("fairness"), std::string::npos);
   ASSERT_EQ(read.results.points.size(), written.points.size());
   for (size_t i = 0; i < written.points.size(); ++i) {
-    // The per-deployment time series is not stored in the HDF5 file.
-    PointResult expected = written.points[i];
-    expected.deployment_names.clear();
-    expected.deployment_series.clear();
-    EXPECT_EQ(EncodePoint(read.results.points[i]), EncodePoint(expected)) << i;
+    // Both time series come back to the bit.
+    EXPECT_EQ(EncodePoint(read.results.points[i]), EncodePoint(written.points[i])) << i;
   }
   std::filesystem::remove(path);
 }

@@ -2,7 +2,9 @@
 // tells a user to run it.
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -14,8 +16,9 @@
 namespace kvroute::sim {
 namespace {
 
+// Per process: other checkouts on the machine may run these tests at the same time.
 std::filesystem::path TempDir() {
-  auto dir = std::filesystem::temp_directory_path() / "kvroute_e2e";
+  auto dir = std::filesystem::temp_directory_path() / ("kvroute_e2e_" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   return dir;
 }
@@ -165,6 +168,52 @@ TEST(CliTest, WorkloadStatsPrintsEveryFigure) {
     EXPECT_TRUE(std::regex_search(o.out, std::regex(pattern))) << pattern << "\n" << o.out;
   }
   EXPECT_NE(Cli({"workload-stats", "scenarios/quickstart.yaml", "--qps", "-1"}).status, 0);
+}
+
+// plan writes a table; plan --previous reads it back (CSV or JSON), keeps it
+// when the rates have not changed, and reports the churn against it.
+TEST(CliTest, PlanAgainstAPreviousTable) {
+  auto dir = std::filesystem::temp_directory_path() / ("kvroute_plan_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string rates = (dir / "rates.csv").string(), table = (dir / "plan.csv").string(),
+                    json = (dir / "plan.json").string();
+  {
+    std::ofstream f(rates);
+    f << "key,rate\n";
+    for (int k = 0; k < 50; ++k) f << "shop" << k << "," << 40.0 / (k + 1) << "\n";
+  }
+  const std::vector<std::string> common{"--replicas",          "4", "--q-cap", "5",
+                                        "--slots-per-replica", "6"};
+  auto plan = [&](std::vector<std::string> more) {
+    std::vector<std::string> args{"plan", rates};
+    args.insert(args.end(), common.begin(), common.end());
+    args.insert(args.end(), more.begin(), more.end());
+    return Cli(args);
+  };
+  ASSERT_EQ(plan({"--out", table}).status, 0);
+  ASSERT_EQ(plan({"--out", json, "--format", "json"}).status, 0);
+  for (const std::string& previous : {table, json}) {
+    Outcome o = plan({"--previous", previous});
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find(" churn=0 new_assignments=0 "), std::string::npos) << o.out;
+  }
+  Outcome as_json = plan({"--previous", table, "--format", "json"});
+  EXPECT_NE(as_json.out.find("\"churn\": 0, \"new_assignments\": 0"), std::string::npos);
+  {
+    std::ofstream f(table, std::ios::app);
+    f << "shop99,1,0 4\n";
+  }
+  std::ifstream lines(table);
+  const auto last_line =
+      std::count(std::istreambuf_iterator<char>(lines), std::istreambuf_iterator<char>(), '\n');
+  Outcome bad = plan({"--previous", table});
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find(table + ":" + std::to_string(last_line) +
+                         ":12: key 'shop99': destination 4 is not below --replicas 4"),
+            std::string::npos)
+      << bad.err;
+  EXPECT_EQ(plan({"--previous", table, "--churn-slack", "-1"}).status, 2);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CliTest, ValidateAcceptsTheQuickstart) {

@@ -144,6 +144,15 @@ TEST_F(SweepCliTest, ReportPrintsTheRunsTablesAndCsv) {
   EXPECT_NE(md.out.find("| cacheroute | "), std::string::npos);
 }
 
+void ExpectPng(const std::filesystem::path& png) {
+  ASSERT_TRUE(std::filesystem::exists(png)) << png;
+  EXPECT_GT(std::filesystem::file_size(png), 1000u) << png;
+  std::ifstream in(png, std::ios::binary);
+  char magic[4];
+  in.read(magic, 4);
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG") << png;
+}
+
 TEST_F(SweepCliTest, ReportDrawsNonEmptyPlots) {
   if (!std::filesystem::exists("/usr/bin/python3") && !std::getenv("KVROUTE_PYTHON")) {
     GTEST_SKIP() << "no python3 for the plots";
@@ -152,15 +161,36 @@ TEST_F(SweepCliTest, ReportDrawsNonEmptyPlots) {
   std::filesystem::remove_all(dir);
   Outcome o = Cli({"report", *reference_, "--plots", dir.string()});
   ASSERT_EQ(o.status, 0) << o.err;
+  for (const char* name : {"slo_vs_load.png", "hit_rate_vs_load.png", "capacity.png",
+                           "replica_load.png", "hit_rate_over_time.png", "queue_over_time.png"}) {
+    ExpectPng(dir / name);
+  }
+  // One deployment: no deployment share to draw.
+  EXPECT_FALSE(std::filesystem::exists(dir / "deployment_share_over_time.png"));
+  EXPECT_EQ(Cli({"report", *reference_, "--plot-qps", "20"}).status, 2);  // needs --plots
+  Outcome missing = Cli({"report", *reference_, "--plots", dir.string(), "--plot-qps", "7"});
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("no point at 7 QPS"), std::string::npos) << missing.err;
+}
+
+// A canary rollout with a replica failure: the deployment shares over time
+// are drawn too, at the load asked for.
+TEST(ReportCliTest, DrawsTheDeploymentShareOfACanary) {
+  if (!std::filesystem::exists("/usr/bin/python3") && !std::getenv("KVROUTE_PYTHON")) {
+    GTEST_SKIP() << "no python3 for the plots";
+  }
+  std::string out = Path("canary.h5");
+  Outcome run = Cli({"run", "scenarios/canary.yaml", "--quiet", "--out", out, "--set",
+                     "sweep.qps=[20, 40]", "--set", "duration_s=160", "--set",
+                     "failures={schedule: [{replica: 0, at_s: 100, recover_after_s: 20}]}"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto dir = Dir() / "canary_plots";
+  std::filesystem::remove_all(dir);
+  Outcome o = Cli({"report", out, "--plots", dir.string(), "--plot-qps", "40"});
+  ASSERT_EQ(o.status, 0) << o.err;
   for (const char* name :
-       {"slo_vs_load.png", "hit_rate_vs_load.png", "capacity.png", "replica_load.png"}) {
-    auto png = dir / name;
-    ASSERT_TRUE(std::filesystem::exists(png)) << png;
-    EXPECT_GT(std::filesystem::file_size(png), 1000u) << png;
-    std::ifstream in(png, std::ios::binary);
-    char magic[4];
-    in.read(magic, 4);
-    EXPECT_EQ(std::string(magic + 1, 3), "PNG") << png;
+       {"hit_rate_over_time.png", "queue_over_time.png", "deployment_share_over_time.png"}) {
+    ExpectPng(dir / name);
   }
 }
 

@@ -238,6 +238,107 @@ TEST(ClusterSimulationTest, WhenEveryReplicaIsDownArrivalsFail) {
   EXPECT_EQ(r.offered, r.completed + r.unfinished + r.rejected + r.failed);
 }
 
+// The time series adds up to the point's totals: arrivals, completions, and
+// the measured hit rate over the buckets after the warm-up (20 s, two buckets).
+TEST(ClusterSimulationTest, TimeSeriesAddsUpToThePointsTotals) {
+  Scenario s = Small();
+  for (size_t p = 0; p < s.policies.size(); ++p) {
+    analysis::PointResult r = RunPoint(s, PointSpec{p, 20, 1});
+    uint64_t arrived = 0, completed = 0, prompt = 0, hit = 0;
+    for (size_t b = 0; b < r.series.size(); ++b) {
+      const analysis::SeriesSample& x = r.series[b];
+      EXPECT_EQ(x.start_s, 10.0 * static_cast<double>(b));
+      arrived += x.arrived;
+      completed += x.completed;
+      if (x.start_s >= 20) prompt += x.prompt_tokens, hit += x.hit_tokens;
+      EXPECT_GE(static_cast<double>(x.max_waiting), x.mean_waiting);
+      EXPECT_GE(x.kv_utilization, 0);
+      EXPECT_LE(x.kv_utilization, 1);
+    }
+    EXPECT_EQ(arrived, r.offered) << s.policies[p].name;
+    EXPECT_EQ(completed, r.completed) << s.policies[p].name;
+    EXPECT_EQ(static_cast<double>(hit) / static_cast<double>(prompt), r.token_hit_rate);
+    // Arrivals stop at 120 s; the run lasts until the last completion.
+    EXPECT_EQ(r.series.size(), static_cast<size_t>(std::floor(r.simulated_s / 10)) + 1);
+    EXPECT_EQ(r.series[12].arrived, 0u);
+  }
+}
+
+// A failure at 40 s and its recovery at 70 s land in buckets 4 and 7; while
+// three replicas carry the load of four, their queues are longer.
+TEST(ClusterSimulationTest, TimeSeriesRecordsFailuresAndRecoveries) {
+  Scenario s = Small({"failures={schedule: [{replica: 1, at_s: 40, recover_after_s: 30}]}"});
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
+  for (size_t b = 0; b < r.series.size(); ++b) {
+    EXPECT_EQ(r.series[b].failures, b == 4 ? 1u : 0u) << b;
+    EXPECT_EQ(r.series[b].recoveries, b == 7 ? 1u : 0u) << b;
+  }
+}
+
+// Overload: the queues grow bucket after bucket while requests arrive.
+TEST(ClusterSimulationTest, TimeSeriesShowsQueuesGrowingUnderOverload) {
+  Scenario s = Small();
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 400, 1});
+  EXPECT_LT(r.series[2].mean_waiting, r.series[6].mean_waiting);
+  EXPECT_LT(r.series[6].mean_waiting, r.series[11].mean_waiting);
+  EXPECT_GT(r.series[11].max_waiting, 100u);
+  analysis::PointResult light = RunPoint(s, PointSpec{0, 1, 1});
+  EXPECT_LT(light.series[6].mean_waiting, 0.5);
+}
+
+// Two deployments of 4 replicas, equal weights. Deployment `a` names its own
+// policy, sticky; `b` runs the point's, round robin.
+Scenario TwoPolicies(const std::string& a_policy) {
+  return Small({"cluster.deployments=[{name: a, replicas: 4, policy: " + a_policy +
+                    "}, {name: b, replicas: 4}]",
+                "policies=[round_robin]"});
+}
+
+TEST(ClusterSimulationTest, ADeploymentRunsItsOwnPolicy) {
+  analysis::PointResult r = RunPoint(TwoPolicies("sticky"), PointSpec{0, 20, 1});
+  ASSERT_EQ(r.replica_requests.size(), 8u);
+  auto spread = [&](size_t from) {
+    auto [lo, hi] = std::minmax_element(r.replica_requests.begin() + from,
+                                        r.replica_requests.begin() + from + 4);
+    return *hi - *lo;
+  };
+  // Round robin deals b's requests in turn: counts differ by at most one.
+  EXPECT_LE(spread(4), 1u);
+  // Sticky sends each key to its hashed replica: Zipf keys leave a uneven.
+  EXPECT_GT(spread(0), 50u);
+  EXPECT_EQ(r.policy, "round_robin");  // the point keeps the sweep's policy name
+
+  // The same deployment without its own policy runs the point's.
+  analysis::PointResult plain =
+      RunPoint(Small({"cluster.deployments=[{name: a, replicas: 4}, {name: b, replicas: 4}]",
+                      "policies=[round_robin]"}),
+               PointSpec{0, 20, 1});
+  auto [lo, hi] =
+      std::minmax_element(plain.replica_requests.begin(), plain.replica_requests.begin() + 4);
+  EXPECT_LE(*hi - *lo, 1u);
+}
+
+// Its parameters are checked like the scenario's policies, errors at their place.
+TEST(ClusterSimulationTest, ADeploymentPolicyWithParametersAndErrors) {
+  Scenario s = TwoPolicies("{name: cacheroute, q_cap: 5, slots_per_replica: 20}");
+  ASSERT_TRUE(s.deployments[0].policy.has_value());
+  EXPECT_EQ(s.deployments[0].policy->name, "cacheroute");
+  EXPECT_FALSE(s.deployments[1].policy.has_value());
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
+  bool planned = false;
+  for (const auto& [name, value] : r.policy_stats) planned |= name == "a.plan_rebuilds";
+  EXPECT_TRUE(planned);
+  for (auto [bad, where] : {std::pair{"nope", "cluster.deployments[0].policy.name"},
+                            {"{name: cacheroute, q_cup: 5}", "'q_cup'"}}) {
+    try {
+      TwoPolicies(bad);
+      FAIL() << bad;
+    } catch (const ScenarioError& e) {
+      EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(ClusterSimulationTest, FailureOfAnUnknownReplicaIsAScenarioError) {
   try {
     Small({"failures={schedule: [{replica: 9, at_s: 10}]}"});
@@ -313,6 +414,49 @@ TEST_F(CanaryTest, NoCachePreferenceFollowsTheWeights) {
   }
   const double sigma = std::sqrt(all * 0.9 * 0.1);
   EXPECT_NEAR(static_cast<double>(to_new), all * 0.9, 4 * sigma);
+}
+
+// The new deployment's share of all requests in [from_s, to_s).
+double NewShare(const analysis::PointResult& r, double from_s, double to_s) {
+  uint64_t to_new = 0, all = 0;
+  for (const analysis::DeploymentSample& s : r.deployment_series) {
+    if (s.start_s < from_s || s.start_s >= to_s) continue;
+    all += s.requests;
+    if (s.deployment == 1) to_new += s.requests;
+  }
+  return static_cast<double>(to_new) / static_cast<double>(all);
+}
+
+// Without evictions or failures, what the router sent to a deployment is what
+// it caches (whole-block prompts, short queues): the router's estimate of H_d
+// gives seed 000's shift as the exact caches do.
+TEST_F(CanaryTest, RouterEstimateOfTheHitRatioFollowsTheSeedLikeTheExactOne) {
+  analysis::PointResult exact = Run(), router = Run({"cluster.deployment_hit_estimate=router"});
+  EXPECT_NEAR(NewShare(router, 60, 150), NewShare(exact, 60, 150), 0.01);
+  auto n = New(router, 60, 150, [](const auto& s) { return s.cold_hit_elsewhere; });
+  auto taken = New(router, 60, 150, [](const auto& s) { return s.cold_hit_elsewhere_taken; });
+  const double p = 9.0 / (1024 + 9), sigma = std::sqrt(n * p * (1 - p));
+  ASSERT_GT(n, 1000u);
+  EXPECT_NEAR(static_cast<double>(taken), n * p, 4 * sigma);
+}
+
+// Every old replica fails at 100 s and is back, empty, half a second later:
+// an eviction the router cannot see. The exact caches show the old deployment
+// cold, so prompts the new one has warmed go there at 2^10:1 on top of 9:1;
+// the router still credits the old one with everything it sent there and
+// keeps sending those prompts back, cold.
+TEST_F(CanaryTest, RouterEstimateMissesACacheLostInAFailure) {
+  std::string failures = "failures={schedule: [";
+  for (int r = 0; r < 4; ++r) {
+    failures += std::string(r ? ", " : "") + "{replica: " + std::to_string(r) +
+                ", at_s: 100, recover_after_s: 0.5}";
+  }
+  failures += "]}";
+  analysis::PointResult exact = Run({failures});
+  analysis::PointResult router = Run({failures, "cluster.deployment_hit_estimate=router"});
+  EXPECT_GT(NewShare(exact, 110, 150), 0.9);
+  EXPECT_LT(NewShare(router, 110, 150), 0.6);
+  EXPECT_LT(router.token_hit_rate, exact.token_hit_rate);
 }
 
 TEST_F(CanaryTest, BitIdenticalAcrossRuns) {

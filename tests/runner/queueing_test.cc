@@ -55,6 +55,23 @@ TEST(QueueingTest, MD1MeanWaitMatchesPollaczekKhinchineAtEightyPercent) {
   EXPECT_NEAR(wait, 0.8 * 0.1 / (2 * 0.2), 0.03 * 0.2);
 }
 
+// The time series reads the queue at 10 instants per bucket: over the
+// measured buckets their mean is the time-average queue length, which Little's
+// law gives as Lq = λ·Wq = 5 × 0.05 = 0.25 requests for M/D/1 at ρ = 0.5.
+TEST(QueueingTest, SampledQueueLengthMatchesLittlesLawForTheWait) {
+  Scenario s = SingleServer(60000, "1");
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 5.0, s.seed});
+  double sum = 0;
+  int buckets = 0;
+  for (const analysis::SeriesSample& b : r.series) {
+    if (b.start_s < 200 || b.start_s >= 60000) continue;
+    sum += b.mean_waiting;
+    ++buckets;
+  }
+  ASSERT_EQ(buckets, 5980);
+  EXPECT_NEAR(sum / buckets, 0.25, 0.05 * 0.25);
+}
+
 // M/G/1: output uniform on 1..5 tokens, S = k × 0.1 s: E[S] = 0.3 s,
 // E[S²] = 0.01 × 11 = 0.11 s².
 TEST(QueueingTest, MG1MeanWaitMatchesPollaczekKhinchine) {

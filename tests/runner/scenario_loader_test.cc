@@ -104,6 +104,18 @@ TEST(ScenarioLoaderTest, EvictionOrderIsAChoice) {
             std::string::npos);
 }
 
+TEST(ScenarioLoaderTest, DeploymentHitEstimateIsAChoice) {
+  EXPECT_EQ(LoadScenarioText(kMinimal, "s.yaml").deployment_hit_estimate,
+            Scenario::HitEstimate::kExact);
+  Scenario s = LoadScenarioText(kMinimal, "s.yaml", {"cluster.deployment_hit_estimate=router"});
+  EXPECT_EQ(s.deployment_hit_estimate, Scenario::HitEstimate::kRouter);
+  std::string error = ErrorOf(kMinimal, {"cluster.deployment_hit_estimate=guess"});
+  EXPECT_NE(error.find("cluster.deployment_hit_estimate': unknown estimate 'guess' (valid: exact, "
+                       "router)"),
+            std::string::npos)
+      << error;
+}
+
 TEST(ScenarioLoaderTest, OverlappingFailuresOfOneReplicaAreRejected) {
   std::string error =
       ErrorOf(kMinimal, {"failures={schedule: [{replica: 0, at_s: 10, recover_after_s: 20}, "

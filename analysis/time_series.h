@@ -1,0 +1,78 @@
+// A point's time series over simulated time: per bucket of `series_interval_s`
+// seconds, what arrived, finished and hit, and how full the replicas' queues
+// and KV pools were. Drift, canary rollouts (seed 000) and failures show over
+// time, not in a point's totals. Counts are exact; queue and KV figures are
+// read at a fixed number of evenly spaced instants per bucket (the state is
+// piecewise constant between events, so an instant reads it exactly), which
+// keeps the cost per event at one comparison.
+#ifndef KVROUTE_ANALYSIS_TIME_SERIES_H_
+#define KVROUTE_ANALYSIS_TIME_SERIES_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/replica_load.h"
+#include "sim/core/time.h"
+
+namespace kvroute::analysis {
+
+// Bucket [start_s, start_s + width). The series spans the whole run, warm-up
+// and drain included.
+struct SeriesSample {
+  double start_s = 0;
+  uint64_t arrived = 0;        // requests whose arrival falls in the bucket
+  uint64_t completed = 0;      // requests that finished in the bucket
+  uint64_t prompt_tokens = 0;  // of the requests that arrived in it, at first admission
+  uint64_t hit_tokens = 0;     // their served cache hits, same requests
+  // Waiting (queued, not admitted) requests per replica, mean over the
+  // bucket's instants and all replicas; and the most on one replica at one
+  // instant. NaN / 0 for a bucket with no instant (the run ended first).
+  double mean_waiting = 0;
+  uint64_t max_waiting = 0;
+  double kv_utilization = 0;  // used / capacity KV blocks, mean over instants and replicas
+  uint64_t failures = 0;      // replica failures in the bucket
+  uint64_t recoveries = 0;    // replica recoveries in the bucket
+};
+
+class TimeSeriesRecorder {
+ public:
+  static constexpr uint32_t kInstantsPerBucket = 10;
+
+  // REQUIRES: bucket >= kInstantsPerBucket nanoseconds.
+  explicit TimeSeriesRecorder(sim::Time bucket);
+
+  void OnArrival(sim::Time arrival) { ++At(arrival).arrived; }
+  void OnAdmitted(sim::Time arrival, uint64_t prompt_tokens, uint64_t hit_tokens) {
+    SeriesSample& s = At(arrival);
+    s.prompt_tokens += prompt_tokens;
+    s.hit_tokens += hit_tokens;
+  }
+  void OnCompleted(sim::Time now) { ++At(now).completed; }
+  void OnFailure(sim::Time now) { ++At(now).failures; }
+  void OnRecovery(sim::Time now) { ++At(now).recoveries; }
+
+  // Reads `loads` at every instant before `now` not read yet: the state the
+  // events before `now` left. Cheap to call when there is none.
+  void ObserveUntil(sim::Time now, std::span<const models::ReplicaLoad> loads) {
+    if (now > next_instant_) Observe(now, loads);
+  }
+
+  // The series, instant sums turned into means. Call once.
+  std::vector<SeriesSample> Finish();
+
+ private:
+  SeriesSample& At(sim::Time t);
+  void Observe(sim::Time now, std::span<const models::ReplicaLoad> loads);
+
+  sim::Time bucket_;
+  sim::Time step_;  // between instants
+  sim::Time next_instant_ = 0;
+  uint64_t instant_ = 0;               // index of next_instant_
+  std::vector<SeriesSample> samples_;  // one per bucket, by index
+  std::vector<uint32_t> instants_;     // per bucket: instants read
+};
+
+}  // namespace kvroute::analysis
+
+#endif  // KVROUTE_ANALYSIS_TIME_SERIES_H_
