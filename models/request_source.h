@@ -23,6 +23,10 @@ class RequestSource {
   // The expected share of requests of each key (sums to 1): the planner's
   // per-key rates are these times the load.
   virtual const std::vector<double>& key_shares() const = 0;
+
+  // The expected share of requests of each tenant (Request::tenant), indexed
+  // by tenant id: what the per-tenant metrics track the busiest of.
+  virtual std::vector<double> tenant_shares() const = 0;
 };
 
 struct WorkloadConfig;

@@ -74,6 +74,26 @@ TEST(ClusterSimulationTest, StaleSignalsChangeLoadAwareRouting) {
   EXPECT_GT(stale.imbalance, live.imbalance);
 }
 
+// With workload.tenants the tracked tenants are the busiest tenants, not the
+// busiest keys: keys 2-5 carry the most traffic (0.4, 0.203, 0.162, 0.135),
+// but there are two tenants, 0 (keys 0, 2, 4: 0.612 of the traffic) and 1
+// (keys 1, 3, 5: 0.388), and every request counts for its own.
+TEST(ClusterSimulationTest, TracksTheBusiestTenantsNotKeys) {
+  Scenario s = Small({"workload.keys=6", "workload.tenants=2", "workload.whales=[0.05, 0.05, 0.4]",
+                      "policies=[round_robin]"});
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 10, 1});
+  ASSERT_EQ(r.tenants.size(), 3u);
+  EXPECT_EQ(r.tenants[0].tenant, "0");
+  EXPECT_EQ(r.tenants[1].tenant, "1");
+  EXPECT_EQ(r.tenants[2].tenant, "other");
+  EXPECT_EQ(r.tenants[2].measured, 0u);
+  EXPECT_EQ(r.tenants[0].measured + r.tenants[1].measured, r.measured);
+  ASSERT_GT(r.measured, 500u);
+  double share = static_cast<double>(r.tenants[0].measured) / static_cast<double>(r.measured);
+  EXPECT_NEAR(share, 0.612, 0.05);
+  EXPECT_TRUE(std::isfinite(r.tenants[1].ttft_p99));
+}
+
 TEST(ClusterSimulationTest, EveryOfferedRequestCompletesOrIsCounted) {
   Scenario s = Small();
   for (double qps : {10.0, 400.0}) {  // comfortable, and far past capacity
