@@ -2,10 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "analysis/json_writer.h"
 #include "policies/registry.h"
+#include "sim/runner/point_pool.h"
 #include "sim/runner/scenario_loader.h"
 
 namespace kvroute::sim {
@@ -92,6 +97,35 @@ TEST(ClusterSimulationTest, TracksTheBusiestTenantsNotKeys) {
   double share = static_cast<double>(r.tenants[0].measured) / static_cast<double>(r.measured);
   EXPECT_NEAR(share, 0.612, 0.05);
   EXPECT_TRUE(std::isfinite(r.tenants[1].ttft_p99));
+}
+
+// Points submitted while others run come back under their own tags with the
+// result RunPoint gives alone (the MPI ranks hand out points this way).
+TEST(PointPoolTest, PointsSubmittedWhileOthersRunKeepTheirTags) {
+  Scenario s = Small({"duration_s=40", "warmup_s=10", "drain_s=20"});
+  const std::vector<PointSpec> specs = {{0, 10, 1}, {2, 20, 2}, {4, 15, 3}, {3, 10, 4}};
+  std::map<size_t, std::string> got;
+  {
+    PointPool pool(s, 2);
+    pool.Submit(7, specs[0]);
+    pool.Submit(3, specs[1]);
+    PointPool::Finished f;
+    size_t submitted = 2;
+    while (pool.pending() > 0) {
+      if (!pool.Next(&f, std::chrono::milliseconds(100))) continue;
+      ASSERT_FALSE(f.error);
+      got[f.tag] = analysis::PointToJson(f.result, s.slos);
+      if (submitted < specs.size()) {
+        pool.Submit(10 + submitted, specs[submitted]);
+        ++submitted;
+      }
+    }
+  }
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[7], analysis::PointToJson(RunPoint(s, specs[0]), s.slos));
+  EXPECT_EQ(got[3], analysis::PointToJson(RunPoint(s, specs[1]), s.slos));
+  EXPECT_EQ(got[12], analysis::PointToJson(RunPoint(s, specs[2]), s.slos));
+  EXPECT_EQ(got[13], analysis::PointToJson(RunPoint(s, specs[3]), s.slos));
 }
 
 TEST(ClusterSimulationTest, EveryOfferedRequestCompletesOrIsCounted) {
