@@ -96,15 +96,15 @@ unsigned MpiExecutor::workers() const {
 void MpiExecutor::Run(const Scenario& scenario, std::span<const PointSpec> specs,
                       const PointResultFn& on_result) {
   if (specs.empty()) return;
-  // free[r]: threads of rank r without a point; owner[i]: the rank running
+  // idle[r]: threads of rank r without a point; owner[i]: the rank running
   // point i, or -1 once its result is in (so a stray result is caught).
-  std::vector<unsigned> free = threads_;
+  std::vector<unsigned> idle = threads_;
   std::vector<int> owner(specs.size(), -1);
   PointPool local(scenario, jobs_);
   size_t next = 0, outstanding = specs.size();
   auto hand_out = [&] {
     for (int rank = 0; rank < world_.size && next < specs.size(); ++rank) {
-      for (unsigned& f = free[static_cast<size_t>(rank)]; f > 0 && next < specs.size(); --f) {
+      for (unsigned& f = idle[static_cast<size_t>(rank)]; f > 0 && next < specs.size(); --f) {
         if (rank == 0) {
           local.Submit(next, specs[next]);
         } else {
@@ -123,7 +123,7 @@ void MpiExecutor::Run(const Scenario& scenario, std::span<const PointSpec> specs
     if (local.Next(&finished, kPollInterval)) {
       if (finished.error) std::rethrow_exception(finished.error);
       owner[finished.tag] = -1;
-      ++free[0];
+      ++idle[0];
       --outstanding;
       on_result(finished.tag, std::move(finished.result));
     }
@@ -148,7 +148,7 @@ void MpiExecutor::Run(const Scenario& scenario, std::span<const PointSpec> specs
       }
       if (buffer[space + 1] != 'R') throw ProtocolError(rank, "malformed result");
       owner[index] = -1;
-      ++free[static_cast<size_t>(rank)];
+      ++idle[static_cast<size_t>(rank)];
       --outstanding;
       on_result(index, analysis::DecodePoint(body));
     }
