@@ -34,6 +34,10 @@ class RequestSource {
   // The segments of the prompt Next() last returned (its block_hashes are
   // their full blocks), valid until the next call; empty when not known.
   virtual std::span<const PromptSegment> segments() const { return {}; }
+
+  // The expected share of requests of each tenant (Request::tenant), indexed
+  // by tenant id: what the per-tenant metrics track the busiest of.
+  virtual std::vector<double> tenant_shares() const = 0;
 };
 
 struct WorkloadConfig;

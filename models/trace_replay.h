@@ -26,6 +26,8 @@ class TraceReplay : public RequestSource {
   bool Next(Request* out) override;
   const std::vector<double>& key_shares() const override { return shares_; }
   std::span<const PromptSegment> segments() const override { return segments_; }
+  // A trace's tenant is its key.
+  std::vector<double> tenant_shares() const override { return shares_; }
 
   // Requests per second of the trace as recorded: n over (span + one mean gap).
   double native_qps() const { return native_qps_; }

@@ -35,6 +35,13 @@ double LongestSession(const SessionConfig& sessions) {
 
 }  // namespace
 
+std::vector<double> TenantShares(const std::vector<double>& key_shares, uint32_t tenants) {
+  const size_t keys = key_shares.size();
+  std::vector<double> shares(tenants > 0 ? std::min<size_t>(tenants, keys) : keys, 0.0);
+  for (uint32_t k = 0; k < keys; ++k) shares[TenantOfKey(k, tenants)] += key_shares[k];
+  return shares;
+}
+
 WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed, double qps,
                                      sim::Time end)
     : config_(config),
@@ -205,7 +212,7 @@ void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
     out->id = next_id_++;
     out->arrival = arrival;
     out->key = s.key;
-    out->tenant = config_.tenants > 0 ? s.key % config_.tenants : s.key;
+    out->tenant = TenantOfKey(s.key, config_.tenants);
     out->session = s.id;
     out->prompt_tokens = TotalTokens(s.history);
     out->output_tokens = s.output_tokens[t];

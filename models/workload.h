@@ -77,6 +77,15 @@ struct WorkloadConfig {
   int block_size_tokens = 16;
 };
 
+// The tenant of `key` under WorkloadConfig::tenants.
+inline uint32_t TenantOfKey(uint32_t key, uint32_t tenants) {
+  return tenants > 0 ? key % tenants : key;
+}
+
+// Each tenant's share: the sum of its keys' shares, indexed by tenant id (as
+// many as there are tenants with keys).
+std::vector<double> TenantShares(const std::vector<double>& key_shares, uint32_t tenants);
+
 class WorkloadGenerator : public RequestSource {
  public:
   // Requests arrive at `qps` on average (before the load schedule) until `end`
@@ -91,6 +100,9 @@ class WorkloadGenerator : public RequestSource {
   std::span<const PromptSegment> segments() const override {
     if (sessions_.empty()) return {};
     return std::span(sessions_[emitted_slot_].history).first(emitted_segments_);
+  }
+  std::vector<double> tenant_shares() const override {
+    return TenantShares(shares_, config_.tenants);
   }
 
  private:

@@ -21,6 +21,7 @@ packages=(
   build-essential cmake clang-format
   libboost-random-dev libboost-program-options-dev libboost-math-dev
   libhdf5-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libbenchmark-dev
+  libopenmpi-dev openmpi-bin
   python3-matplotlib python3-h5py python3-numpy
 )
 missing=()
@@ -37,7 +38,7 @@ fi
 
 jobs=$(nproc)
 cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DKVROUTE_WERROR=ON \
-  -DKVROUTE_BUILD_TESTS=ON -DKVROUTE_BUILD_BENCHMARKS=ON >&2
+  -DKVROUTE_BUILD_TESTS=ON -DKVROUTE_BUILD_BENCHMARKS=ON -DKVROUTE_MPI=ON >&2
 cmake --build build/release -j"$jobs" >&2
 
 if [ "$mode" = run ]; then

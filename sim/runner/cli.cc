@@ -187,7 +187,7 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   const MpiWorld world = CurrentWorld();
   if (world.rank > 0) {
 #if KVROUTE_HAVE_MPI
-    ServeMpiWorker(scenario, world, jobs);
+    ServeMpiWorker(scenario, jobs);
 #endif
     return 0;
   }

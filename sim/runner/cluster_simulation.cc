@@ -23,7 +23,7 @@ namespace kvroute::sim {
 namespace {
 
 // Tenants with their own TTFT histogram in the metrics: the few with the most
-// expected traffic (a tenant is its routing key in this workload).
+// expected traffic, summed over their keys (workload.tenants groups keys).
 constexpr size_t kTrackedTenants = 4;
 
 std::vector<uint32_t> TopTenants(const std::vector<double>& shares) {
@@ -116,7 +116,7 @@ class ClusterSimulation : public models::ReplicaObserver {
         workload_(
             models::MakeRequestSource(scenario.workload, spec.seed, spec.qps, end_of_arrivals_)),
         metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos,
-                 TopTenants(workload_->key_shares())),
+                 TopTenants(workload_->tenant_shares())),
         oracle_(replicas_),
         refresh_(FromSeconds(scenario.signal_refresh_s)),
         deployment_rng_(spec.seed, "router.deployment"),

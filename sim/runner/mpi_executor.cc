@@ -2,13 +2,15 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <bit>
+#include <chrono>
 #include <cstdint>
 #include <exception>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <thread>
-#include <vector>
 
 #include "analysis/point_codec.h"
 #include "sim/runner/point_pool.h"
@@ -16,65 +18,35 @@
 namespace kvroute::sim {
 namespace {
 
-constexpr int kResultTag = 1;
-constexpr int kBatchTag = 2;
+constexpr int kHelloTag = 1;
+constexpr int kResultTag = 2;
+constexpr int kPointTag = 3;
+constexpr int kStopTag = 4;
 
-// Waits for a message without spinning: MPI's blocking calls busy-poll, which
-// on a machine with more ranks and threads than cores takes the CPU from the
-// simulations.
-MPI_Status AwaitMessage(int source, int tag) {
-  MPI_Status status;
-  for (int arrived = 0;;) {
-    MPI_Iprobe(source, tag, MPI_COMM_WORLD, &arrived, &status);
-    if (arrived) return status;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+// How long a waiting rank sleeps between looks at its messages and threads.
+constexpr std::chrono::milliseconds kPollInterval(1);
+
+// The message from `source` with `tag` that has arrived, if any.
+bool Arrived(int source, int tag, MPI_Status* status) {
+  int arrived = 0;
+  MPI_Iprobe(source, tag, MPI_COMM_WORLD, &arrived, status);
+  return arrived != 0;
 }
 
-// A batch travels from rank 0 to each other rank as (policy index, qps bits,
-// seed) per spec; an empty batch ends the sweep.
-void SendBatch(const std::vector<PointSpec>& specs, MpiWorld world) {
-  std::vector<uint64_t> words;
-  for (const PointSpec& spec : specs) {
-    words.push_back(spec.policy_index);
-    words.push_back(std::bit_cast<uint64_t>(spec.qps));
-    words.push_back(spec.seed);
-  }
-  for (int rank = 1; rank < world.size; ++rank) {
-    MPI_Send(words.data(), static_cast<int>(words.size()), MPI_UINT64_T, rank, kBatchTag,
-             MPI_COMM_WORLD);
-  }
+std::runtime_error ProtocolError(int rank, const std::string& what) {
+  return std::runtime_error("MPI: unexpected message from rank " + std::to_string(rank) + ": " +
+                            what);
 }
 
-std::vector<PointSpec> ReceiveBatch() {
-  MPI_Status status = AwaitMessage(0, kBatchTag);
-  int count = 0;
-  MPI_Get_count(&status, MPI_UINT64_T, &count);
-  std::vector<uint64_t> words(static_cast<size_t>(count));
-  MPI_Recv(words.data(), count, MPI_UINT64_T, 0, kBatchTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  std::vector<PointSpec> specs(words.size() / 3);
-  for (size_t i = 0; i < specs.size(); ++i) {
-    specs[i] = PointSpec{static_cast<size_t>(words[3 * i]), std::bit_cast<double>(words[3 * i + 1]),
-                         words[3 * i + 2]};
-  }
-  return specs;
+void SendPoint(int rank, size_t index, const PointSpec& spec) {
+  std::array<uint64_t, 4> words{index, spec.policy_index, std::bit_cast<uint64_t>(spec.qps),
+                                spec.seed};
+  MPI_Send(words.data(), static_cast<int>(words.size()), MPI_UINT64_T, rank, kPointTag,
+           MPI_COMM_WORLD);
 }
 
-// This rank's share of a batch: every size-th point from its rank.
-PointPool StartShare(const Scenario& scenario, const std::vector<PointSpec>& specs, MpiWorld world,
-                     unsigned jobs) {
-  std::vector<PointSpec> mine;
-  std::vector<size_t> tags;
-  for (size_t i = static_cast<size_t>(world.rank); i < specs.size();
-       i += static_cast<size_t>(world.size)) {
-    mine.push_back(specs[i]);
-    tags.push_back(i);
-  }
-  return PointPool(scenario, std::move(mine), std::move(tags), jobs);
-}
-
-// A result message: the point's index, 'R' and the encoded point, or 'E' and
-// the error message.
+// A result message: the point's index, ' ', then 'R' and the encoded point,
+// or 'E' and the error message.
 std::string ResultMessage(const PointPool::Finished& f) {
   std::string message = std::to_string(f.tag) + ' ';
   if (!f.error) return message + 'R' + analysis::EncodePoint(f.result);
@@ -89,71 +61,130 @@ std::string ResultMessage(const PointPool::Finished& f) {
 
 }  // namespace
 
+MpiExecutor::MpiExecutor(MpiWorld world, unsigned jobs)
+    : world_(world), jobs_(jobs), threads_(static_cast<size_t>(world.size), 0) {
+  threads_[0] = jobs_;
+  // Every rank says hello as soon as it has loaded the scenario; a rank that
+  // cannot aborts the whole job instead.
+  for (int waiting = world_.size - 1; waiting > 0;) {
+    MPI_Status status;
+    if (!Arrived(MPI_ANY_SOURCE, kHelloTag, &status)) {
+      std::this_thread::sleep_for(kPollInterval);
+      continue;
+    }
+    uint64_t threads = 0;
+    MPI_Recv(&threads, 1, MPI_UINT64_T, status.MPI_SOURCE, kHelloTag, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    unsigned& slot = threads_[static_cast<size_t>(status.MPI_SOURCE)];
+    if (slot != 0 || threads == 0) throw ProtocolError(status.MPI_SOURCE, "hello");
+    slot = static_cast<unsigned>(threads);
+    --waiting;
+  }
+}
+
 MpiExecutor::~MpiExecutor() {
   if (std::uncaught_exceptions() > 0) return;
-  SendBatch({}, world_);
+  for (int rank = 1; rank < world_.size; ++rank) {
+    MPI_Send(nullptr, 0, MPI_UINT64_T, rank, kStopTag, MPI_COMM_WORLD);
+  }
 }
 
-void MpiExecutor::Run(const Scenario& scenario, std::span<const PointSpec> batch,
+unsigned MpiExecutor::workers() const {
+  return std::accumulate(threads_.begin(), threads_.end(), 0u);
+}
+
+void MpiExecutor::Run(const Scenario& scenario, std::span<const PointSpec> specs,
                       const PointResultFn& on_result) {
-  if (batch.empty()) return;
-  std::vector<PointSpec> specs(batch.begin(), batch.end());
-  SendBatch(specs, world_);
-  size_t remote = 0;
-  for (size_t i = 0; i < specs.size(); ++i) {
-    if (i % static_cast<size_t>(world_.size) != 0) ++remote;
-  }
-  PointPool pool = StartShare(scenario, specs, world_, jobs_);
+  if (specs.empty()) return;
+  // idle[r]: threads of rank r without a point; owner[i]: the rank running
+  // point i, or -1 once its result is in (so a stray result is caught).
+  std::vector<unsigned> idle = threads_;
+  std::vector<int> owner(specs.size(), -1);
+  PointPool local(scenario, jobs_);
+  size_t next = 0, outstanding = specs.size();
+  auto hand_out = [&] {
+    for (int rank = 0; rank < world_.size && next < specs.size(); ++rank) {
+      for (unsigned& f = idle[static_cast<size_t>(rank)]; f > 0 && next < specs.size(); --f) {
+        if (rank == 0) {
+          local.Submit(next, specs[next]);
+        } else {
+          SendPoint(rank, next, specs[next]);
+        }
+        owner[next++] = rank;
+      }
+    }
+  };
+
   PointPool::Finished finished;
   std::string buffer;
-  while (pool.pending() > 0 || remote > 0) {
-    if (pool.pending() > 0 && pool.Next(&finished, std::chrono::milliseconds(2))) {
+  while (outstanding > 0) {
+    hand_out();
+    // With nothing running here, Next is the poll interval's sleep.
+    if (local.Next(&finished, kPollInterval)) {
       if (finished.error) std::rethrow_exception(finished.error);
+      owner[finished.tag] = -1;
+      ++idle[0];
+      --outstanding;
       on_result(finished.tag, std::move(finished.result));
     }
-    int arrived = 0;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kResultTag, MPI_COMM_WORLD, &arrived, &status);
-    if (!arrived) {
-      if (pool.pending() == 0)
-        MPI_Probe(MPI_ANY_SOURCE, kResultTag, MPI_COMM_WORLD, &status);
-      else
-        continue;
+    while (outstanding > 0 && Arrived(MPI_ANY_SOURCE, kResultTag, &status)) {
+      int size = 0;
+      MPI_Get_count(&status, MPI_CHAR, &size);
+      buffer.resize(static_cast<size_t>(size));
+      const int rank = status.MPI_SOURCE;
+      MPI_Recv(buffer.data(), size, MPI_CHAR, rank, kResultTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      size_t space = buffer.find(' ');
+      if (space == std::string::npos || space == 0 || space + 1 >= buffer.size()) {
+        throw ProtocolError(rank, "malformed result");
+      }
+      size_t index = std::stoull(buffer.substr(0, space));
+      if (index >= specs.size() || owner[index] != rank) {
+        throw ProtocolError(rank, "result of point " + std::to_string(index) + " it was not given");
+      }
+      std::string_view body(buffer.data() + space + 2, buffer.size() - space - 2);
+      if (buffer[space + 1] == 'E') {
+        throw std::runtime_error("MPI rank " + std::to_string(rank) + ": " + std::string(body));
+      }
+      if (buffer[space + 1] != 'R') throw ProtocolError(rank, "malformed result");
+      owner[index] = -1;
+      ++idle[static_cast<size_t>(rank)];
+      --outstanding;
+      on_result(index, analysis::DecodePoint(body));
     }
-    int size = 0;
-    MPI_Get_count(&status, MPI_CHAR, &size);
-    buffer.resize(static_cast<size_t>(size));
-    MPI_Recv(buffer.data(), size, MPI_CHAR, status.MPI_SOURCE, kResultTag, MPI_COMM_WORLD,
-             MPI_STATUS_IGNORE);
-    --remote;
-    size_t space = buffer.find(' ');
-    size_t index = space == std::string::npos ? specs.size() : std::stoull(buffer.substr(0, space));
-    if (index >= specs.size() || space + 1 >= buffer.size()) {
-      throw std::runtime_error("malformed result from MPI rank " +
-                               std::to_string(status.MPI_SOURCE));
-    }
-    std::string_view body(buffer.data() + space + 2, buffer.size() - space - 2);
-    if (buffer[space + 1] == 'E') {
-      throw std::runtime_error("MPI rank " + std::to_string(status.MPI_SOURCE) + ": " +
-                               std::string(body));
-    }
-    on_result(index, analysis::DecodePoint(body));
   }
 }
 
-void ServeMpiWorker(const Scenario& scenario, MpiWorld world, unsigned jobs) {
+void ServeMpiWorker(const Scenario& scenario, unsigned jobs) {
+  const uint64_t threads = jobs;
+  MPI_Send(&threads, 1, MPI_UINT64_T, 0, kHelloTag, MPI_COMM_WORLD);
+  PointPool pool(scenario, jobs);
+  PointPool::Finished finished;
   for (;;) {
-    std::vector<PointSpec> specs = ReceiveBatch();
-    if (specs.empty()) return;
-    PointPool pool = StartShare(scenario, specs, world, jobs);
-    PointPool::Finished finished;
-    while (pool.pending() > 0) {
-      if (!pool.Next(&finished, std::chrono::milliseconds(100))) continue;
-      std::string message = ResultMessage(finished);
-      MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kResultTag,
-               MPI_COMM_WORLD);
-      if (finished.error) std::rethrow_exception(finished.error);
+    MPI_Status status;
+    while (Arrived(0, MPI_ANY_TAG, &status)) {
+      int count = 0;
+      MPI_Get_count(&status, MPI_UINT64_T, &count);
+      std::array<uint64_t, 4> words{};
+      if (status.MPI_TAG == kStopTag && count == 0) {
+        MPI_Recv(nullptr, 0, MPI_UINT64_T, 0, kStopTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (pool.pending() > 0) throw ProtocolError(0, "stop while points are running");
+        return;
+      }
+      if (status.MPI_TAG != kPointTag || count != static_cast<int>(words.size())) {
+        throw ProtocolError(0, "tag " + std::to_string(status.MPI_TAG));
+      }
+      MPI_Recv(words.data(), count, MPI_UINT64_T, 0, kPointTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      pool.Submit(
+          static_cast<size_t>(words[0]),
+          PointSpec{static_cast<size_t>(words[1]), std::bit_cast<double>(words[2]), words[3]});
     }
+    // With nothing running, Next is the poll interval's sleep.
+    if (!pool.Next(&finished, kPollInterval)) continue;
+    std::string message = ResultMessage(finished);
+    MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kResultTag,
+             MPI_COMM_WORLD);
+    if (finished.error) std::rethrow_exception(finished.error);
   }
 }
 

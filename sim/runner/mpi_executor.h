@@ -1,35 +1,48 @@
-// A sweep spread over MPI ranks. Rank 0 runs the sweep: for each batch of
-// points it sends the specs to every rank, runs its share (every size-th point) on its
-// own threads, and receives the other ranks' results as each finishes, so it
-// can record every point the moment it is done. Ranks above 0 serve batches
-// until rank 0 sends the end. Which rank runs a point never changes its result.
+// A sweep spread over MPI ranks, master and workers. Rank 0 runs the sweep and
+// hands out its points one at a time: to its own `--jobs` threads and to each
+// other rank whenever one of that rank's threads is free (each rank announces
+// its thread count once, and every result it sends back frees one). A rank
+// whose points are slower simply gets fewer, so the ranks balance themselves.
+// Rank 0 records each result as it arrives; which rank ran a point never
+// changes its result, and results are stored by index, so the output is the
+// same whatever the number of ranks and threads.
+//
+// Messages (MPI_COMM_WORLD): worker → 0 `hello` (its thread count) and
+// `result` (index, then 'R' and the encoded point or 'E' and the error);
+// 0 → worker `point` (index, policy, qps bits, seed) and `stop`. Every wait
+// polls with a short sleep: MPI's blocking calls spin, which on a machine with
+// more ranks and threads than cores takes the CPU from the simulations.
 #ifndef KVROUTE_SIM_RUNNER_MPI_EXECUTOR_H_
 #define KVROUTE_SIM_RUNNER_MPI_EXECUTOR_H_
+
+#include <vector>
 
 #include "sim/runner/mpi_world.h"
 #include "sim/runner/point_executor.h"
 
 namespace kvroute::sim {
 
-// Rank 0's side. Its destructor tells the other ranks the sweep is over
-// (unless an exception is unwinding: then the caller aborts every rank).
+// Rank 0's side. The constructor waits for every other rank's hello; the
+// destructor tells them the sweep is over (unless an exception is unwinding:
+// then the caller aborts every rank).
 class MpiExecutor : public PointExecutor {
  public:
-  MpiExecutor(MpiWorld world, unsigned jobs) : world_(world), jobs_(jobs) {}
+  MpiExecutor(MpiWorld world, unsigned jobs);
   ~MpiExecutor() override;
   void Run(const Scenario& scenario, std::span<const PointSpec> specs,
            const PointResultFn& on_result) override;
-  unsigned workers() const override { return jobs_ * static_cast<unsigned>(world_.size); }
+  unsigned workers() const override;
 
  private:
   MpiWorld world_;
   unsigned jobs_;
+  std::vector<unsigned> threads_;  // per rank (rank 0: jobs_)
 };
 
-// The other ranks' side: runs their share of each batch on `jobs` threads and
-// sends each result to rank 0, until rank 0 ends the sweep. Throws if a point
-// fails after reporting the failure to rank 0.
-void ServeMpiWorker(const Scenario& scenario, MpiWorld world, unsigned jobs);
+// The other ranks' side: says hello, then runs every point rank 0 sends on
+// `jobs` threads and sends each result back, until rank 0 says stop. Throws
+// if a point fails, after reporting the failure to rank 0.
+void ServeMpiWorker(const Scenario& scenario, unsigned jobs);
 
 }  // namespace kvroute::sim
 

@@ -1,6 +1,6 @@
 #include "sim/runner/point_executor.h"
 
-#include <numeric>
+#include <algorithm>
 
 #include "sim/runner/point_pool.h"
 
@@ -8,9 +8,9 @@ namespace kvroute::sim {
 
 void ThreadExecutor::Run(const Scenario& scenario, std::span<const PointSpec> specs,
                          const PointResultFn& on_result) {
-  std::vector<size_t> tags(specs.size());
-  std::iota(tags.begin(), tags.end(), size_t{0});
-  PointPool pool(scenario, {specs.begin(), specs.end()}, tags, jobs_);
+  if (specs.empty()) return;
+  PointPool pool(scenario, std::min<unsigned>(jobs_, static_cast<unsigned>(specs.size())));
+  for (size_t i = 0; i < specs.size(); ++i) pool.Submit(i, specs[i]);
   PointPool::Finished finished;
   while (pool.pending() > 0) {
     if (!pool.Next(&finished, std::chrono::milliseconds(100))) continue;

@@ -1,41 +1,45 @@
 #include "sim/runner/point_pool.h"
 
 #include <algorithm>
-#include <cassert>
 
 namespace kvroute::sim {
 
-PointPool::PointPool(const Scenario& scenario, std::vector<PointSpec> specs,
-                     std::vector<size_t> tags, unsigned threads)
-    : scenario_(scenario),
-      specs_(std::move(specs)),
-      tags_(std::move(tags)),
-      pending_(specs_.size()) {
-  assert(specs_.size() == tags_.size());
-  unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(specs_.size())));
-  if (specs_.empty()) return;
-  for (unsigned t = 0; t < n; ++t) threads_.emplace_back([this] { Work(); });
+PointPool::PointPool(const Scenario& scenario, unsigned threads) : scenario_(scenario) {
+  for (unsigned t = 0; t < std::max(1u, threads); ++t) threads_.emplace_back([this] { Work(); });
 }
 
 PointPool::~PointPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stop_ = true;
+    queued_.clear();
   }
+  submitted_.notify_all();
   for (std::thread& t : threads_) t.join();
+}
+
+void PointPool::Submit(size_t tag, const PointSpec& spec) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queued_.emplace_back(tag, spec);
+  }
+  ++pending_;
+  submitted_.notify_one();
 }
 
 void PointPool::Work() {
   for (;;) {
-    size_t i;
+    std::pair<size_t, PointSpec> point;
     {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (stop_ || next_ == specs_.size()) return;
-      i = next_++;
+      std::unique_lock<std::mutex> lock(mutex_);
+      submitted_.wait(lock, [this] { return stop_ || !queued_.empty(); });
+      if (stop_) return;
+      point = queued_.front();
+      queued_.pop_front();
     }
-    Finished finished{.tag = tags_[i], .result = {}, .error = nullptr};
+    Finished finished{.tag = point.first, .result = {}, .error = nullptr};
     try {
-      finished.result = RunPoint(scenario_, specs_[i]);
+      finished.result = RunPoint(scenario_, point.second);
     } catch (...) {
       finished.error = std::current_exception();
     }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs one sweep three ways and checks they write the same results (every
+# Runs one sweep several ways and checks they write the same results (every
 # dataset and attribute of the HDF5 file but created_utc and command_line, and
 # the same tables):
 #   1. one process, --jobs 2;
-#   2. mpirun -np 2 (one thread per rank), when KVROUTE_CHECK_MPI=1 (MPI is
-#      experimental: a 2-rank hang has been seen) and mpirun is available;
+#   2. with KVROUTE_CHECK_MPI=1 (needs an MPI build and mpirun): mpirun -np 2,
+#      one thread per rank; then mpirun -np 2 stopped by --stop-after part-way
+#      (rank 0 fails while rank 1 is busy: every rank must stop), and the same
+#      sweep resumed with mpirun -np 3 and --resume;
 #   3. one process killed with SIGKILL part-way, then run again with --resume.
 #
 #   tests/e2e/distributed_check.sh KVROUTE [kvroute run arguments...]
@@ -28,14 +30,35 @@ start=$(date +%s)
 "$kvroute" run "$@" --quiet --jobs 2 --out reference.h5 >reference.txt
 echo "one process, --jobs 2: $(($(date +%s) - start)) s; $(tail -1 reference.txt)" >&2
 
-if [ "${KVROUTE_CHECK_MPI:-0}" = 1 ] && command -v mpirun >/dev/null; then
-  root=()
-  if [ "$(id -u)" -eq 0 ]; then root=(--allow-run-as-root); fi
+if [ "${KVROUTE_CHECK_MPI:-0}" = 1 ]; then
+  if ! command -v mpirun >/dev/null; then
+    echo "KVROUTE_CHECK_MPI=1 but there is no mpirun (Debian: openmpi-bin)" >&2
+    exit 1
+  fi
+  mpi=(mpirun --oversubscribe)
+  if [ "$(id -u)" -eq 0 ]; then mpi+=(--allow-run-as-root); fi
   start=$(date +%s)
-  mpirun "${root[@]}" --oversubscribe -np 2 "$kvroute" run "$@" --quiet --jobs 1 --out mpi.h5 \
-    </dev/null >mpi.txt
+  "${mpi[@]}" -np 2 "$kvroute" run "$@" --quiet --jobs 1 --out mpi.h5 </dev/null >mpi.txt
   echo "mpirun -np 2: $(($(date +%s) - start)) s" >&2
   same mpi
+
+  if "${mpi[@]}" -np 2 "$kvroute" run "$@" --quiet --jobs 1 --stop-after 3 --out mpi_resumed.h5 \
+    </dev/null >/dev/null 2>mpi_stopped.err; then
+    echo "mpirun -np 2 --stop-after 3 exited 0" >&2
+    exit 1
+  fi
+  if ! grep -q 'stopped after 3 points' mpi_stopped.err || [ -f mpi_resumed.h5 ]; then
+    echo "mpirun -np 2 --stop-after 3 did not stop as expected:" >&2
+    cat mpi_stopped.err >&2
+    exit 1
+  fi
+  "${mpi[@]}" -np 3 "$kvroute" run "$@" --jobs 1 --resume --out mpi_resumed.h5 </dev/null \
+    >mpi_resumed.txt 2>mpi_resumed.err
+  grep -q 'resuming .* 3 points already done' mpi_resumed.err || {
+    cat mpi_resumed.err >&2
+    exit 1
+  }
+  same mpi_resumed
 else
   echo "MPI comparison skipped (set KVROUTE_CHECK_MPI=1 with an MPI build to run it)" >&2
 fi

@@ -78,5 +78,40 @@ TEST(KeyRatesTest, TenantsGroupKeys) {
   while (g.Next(&r)) EXPECT_EQ(r.tenant, r.key % 4);
 }
 
+// A tenant's share sums its keys': key 0 is the busiest key, tenant 1 the
+// busiest tenant.
+TEST(KeyRatesTest, TenantSharesSumTheirKeys) {
+  std::vector<double> keys = {0.30, 0.25, 0.05, 0.25, 0.05, 0.10};
+  std::vector<double> two = TenantShares(keys, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_DOUBLE_EQ(two[0], 0.30 + 0.05 + 0.05);
+  EXPECT_DOUBLE_EQ(two[1], 0.25 + 0.25 + 0.10);
+  std::vector<double> four = TenantShares(keys, 4);
+  ASSERT_EQ(four.size(), 4u);
+  EXPECT_DOUBLE_EQ(four[0], 0.30 + 0.05);
+  EXPECT_DOUBLE_EQ(four[1], 0.25 + 0.10);
+  EXPECT_DOUBLE_EQ(four[2], 0.05);
+  EXPECT_DOUBLE_EQ(four[3], 0.25);
+  // More tenants than keys: only the tenants that have a key; 0: one per key.
+  EXPECT_EQ(TenantShares(keys, 100), keys);
+  EXPECT_EQ(TenantShares(keys, 0), keys);
+}
+
+// The generator's tenant shares are its key shares grouped by tenant: whales
+// 0.05, 0.05, 0.4 on keys 0-2, Zipf(1) weights 1/4, 1/5, 1/6 for the other
+// 0.5 on keys 3-5.
+TEST(KeyRatesTest, GeneratorTenantShares) {
+  WorkloadConfig c;
+  c.keys = 6;
+  c.tenants = 2;
+  c.rates.whales = {0.05, 0.05, 0.4};
+  WorkloadGenerator g(c, 1, 10, sim::FromSeconds(100));
+  const double rest = 1.0 / 4 + 1.0 / 5 + 1.0 / 6;
+  std::vector<double> shares = g.tenant_shares();
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_NEAR(shares[0], 0.05 + 0.4 + 0.5 * (1.0 / 5) / rest, 1e-12);
+  EXPECT_NEAR(shares[1], 0.05 + 0.5 * (1.0 / 4) / rest + 0.5 * (1.0 / 6) / rest, 1e-12);
+}
+
 }  // namespace
 }  // namespace kvroute::models

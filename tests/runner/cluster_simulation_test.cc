@@ -2,10 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "analysis/json_writer.h"
 #include "policies/registry.h"
+#include "sim/runner/point_pool.h"
 #include "sim/runner/scenario_loader.h"
 
 namespace kvroute::sim {
@@ -86,6 +91,55 @@ TEST(ClusterSimulationTest, StaleSignalsChangeLoadAwareRouting) {
   EXPECT_EQ(analysis::PointToJson(live, s.slos),
             analysis::PointToJson(RunPoint(s, PointSpec{0, 20, 1}), s.slos));
   EXPECT_GT(stale.imbalance, live.imbalance);
+}
+
+// With workload.tenants the tracked tenants are the busiest tenants, not the
+// busiest keys: keys 2-5 carry the most traffic (0.4, 0.203, 0.162, 0.135),
+// but there are two tenants, 0 (keys 0, 2, 4: 0.612 of the traffic) and 1
+// (keys 1, 3, 5: 0.388), and every request counts for its own.
+TEST(ClusterSimulationTest, TracksTheBusiestTenantsNotKeys) {
+  Scenario s = Small({"workload.keys=6", "workload.tenants=2", "workload.whales=[0.05, 0.05, 0.4]",
+                      "policies=[round_robin]"});
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 10, 1});
+  ASSERT_EQ(r.tenants.size(), 3u);
+  EXPECT_EQ(r.tenants[0].tenant, "0");
+  EXPECT_EQ(r.tenants[1].tenant, "1");
+  EXPECT_EQ(r.tenants[2].tenant, "other");
+  EXPECT_EQ(r.tenants[2].measured, 0u);
+  EXPECT_EQ(r.tenants[0].measured + r.tenants[1].measured, r.measured);
+  ASSERT_GT(r.measured, 500u);
+  double share = static_cast<double>(r.tenants[0].measured) / static_cast<double>(r.measured);
+  EXPECT_NEAR(share, 0.612, 0.05);
+  EXPECT_TRUE(std::isfinite(r.tenants[1].ttft_p99));
+}
+
+// Points submitted while others run come back under their own tags with the
+// result RunPoint gives alone (the MPI ranks hand out points this way).
+TEST(PointPoolTest, PointsSubmittedWhileOthersRunKeepTheirTags) {
+  Scenario s = Small({"duration_s=40", "warmup_s=10", "drain_s=20"});
+  const std::vector<PointSpec> specs = {{0, 10, 1}, {2, 20, 2}, {4, 15, 3}, {3, 10, 4}};
+  std::map<size_t, std::string> got;
+  {
+    PointPool pool(s, 2);
+    pool.Submit(7, specs[0]);
+    pool.Submit(3, specs[1]);
+    PointPool::Finished f;
+    size_t submitted = 2;
+    while (pool.pending() > 0) {
+      if (!pool.Next(&f, std::chrono::milliseconds(100))) continue;
+      ASSERT_FALSE(f.error);
+      got[f.tag] = analysis::PointToJson(f.result, s.slos);
+      if (submitted < specs.size()) {
+        pool.Submit(10 + submitted, specs[submitted]);
+        ++submitted;
+      }
+    }
+  }
+  ASSERT_EQ(got.size(), 4u);
+  EXPECT_EQ(got[7], analysis::PointToJson(RunPoint(s, specs[0]), s.slos));
+  EXPECT_EQ(got[3], analysis::PointToJson(RunPoint(s, specs[1]), s.slos));
+  EXPECT_EQ(got[12], analysis::PointToJson(RunPoint(s, specs[2]), s.slos));
+  EXPECT_EQ(got[13], analysis::PointToJson(RunPoint(s, specs[3]), s.slos));
 }
 
 TEST(ClusterSimulationTest, EveryOfferedRequestCompletesOrIsCounted) {
