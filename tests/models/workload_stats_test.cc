@@ -153,6 +153,7 @@ class RandomSegments : public RequestSource {
     return true;
   }
   const std::vector<double>& key_shares() const override { return shares_; }
+  std::vector<double> tenant_shares() const override { return shares_; }
   std::span<const PromptSegment> segments() const override { return segments_; }
 
  private:
