@@ -49,6 +49,15 @@ std::string FormatCensoring(const SummaryRow& row) {
 
 namespace {
 
+// Width of the policy column: the longest name (labels can be long), at least
+// 14 so that the usual names line up as before.
+int PolicyColumnWidth(const SweepResults& results) {
+  size_t width = 14;
+  for (const SummaryRow& row : results.summary) width = std::max(width, row.policy.size());
+  for (const PointResult& p : results.points) width = std::max(width, p.policy.size());
+  return static_cast<int>(width);
+}
+
 // Failures are rare and scenario-specific: a section appears only when a
 // replica failed in some point.
 void PrintFailures(const SweepResults& results, std::ostream& out) {
@@ -71,12 +80,13 @@ void PrintFailures(const SweepResults& results, std::ostream& out) {
   if (any == 0) return;
   out << "\nReplica failures, summed over all points\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-14s %16s %14s %14s %14s\n", "policy", "replica failures",
-                "retried", "failed", "offered");
+  const int width = PolicyColumnWidth(results);
+  std::snprintf(line, sizeof line, "%-*s %16s %14s %14s %14s\n", width, "policy",
+                "replica failures", "retried", "failed", "offered");
   out << line;
   for (size_t i = 0; i < policies.size(); ++i) {
     std::snprintf(
-        line, sizeof line, "%-14s %16llu %14llu %14llu %14llu\n", policies[i].c_str(),
+        line, sizeof line, "%-*s %16llu %14llu %14llu %14llu\n", width, policies[i].c_str(),
         static_cast<unsigned long long>(failures[i]), static_cast<unsigned long long>(retried[i]),
         static_cast<unsigned long long>(failed[i]), static_cast<unsigned long long>(offered[i]));
     out << line;
@@ -99,8 +109,9 @@ void PrintTenants(const SweepResults& results, std::ostream& out) {
   out << "\nPer-tenant p99 ttft at " << FormatNumber("%g", reference)
       << " QPS, mean over seeds (the tenants with the most traffic, then all others); fairness = "
          "Jain's index over every tenant's mean ttft\n";
-  char cell[64];
-  std::snprintf(cell, sizeof cell, "%-14s", "policy");
+  char cell[160];
+  const int width = PolicyColumnWidth(results);
+  std::snprintf(cell, sizeof cell, "%-*s", width, "policy");
   out << cell;
   for (const std::string& t : tenants) {
     std::snprintf(cell, sizeof cell, " %12s", (t == "other" ? t : "tenant " + t).c_str());
@@ -118,7 +129,7 @@ void PrintTenants(const SweepResults& results, std::ostream& out) {
       ++n;
     }
     if (n == 0) continue;
-    std::snprintf(cell, sizeof cell, "%-14s", policy.c_str());
+    std::snprintf(cell, sizeof cell, "%-*s", width, policy.c_str());
     out << cell;
     for (double sum : sums) {
       std::snprintf(cell, sizeof cell, " %12s", FormatSeconds(sum / n).c_str());
@@ -155,15 +166,16 @@ void PrintSummaryTables(const SweepResults& results, std::ostream& out) {
       out << "; capacity / " << results.baseline << "'s, paired by seed";
     }
     out << "\n";
-    char line[320];
-    std::snprintf(line, sizeof line, "%-14s %-24s %-26s %9s %14s", "policy", "capacity",
+    char line[448];
+    const int width = PolicyColumnWidth(results);
+    std::snprintf(line, sizeof line, "%-*s %-24s %-26s %9s %14s", width, "policy", "capacity",
                   "censored seeds", "hit rate", metric.c_str());
     out << line;
     if (!results.baseline.empty()) out << "   vs " << results.baseline;
     out << "\n";
     for (const SummaryRow& row : results.summary) {
       if (row.slo_index != s) continue;
-      std::snprintf(line, sizeof line, "%-14s %-24s %-26s %8.1f%% %14s", row.policy.c_str(),
+      std::snprintf(line, sizeof line, "%-*s %-24s %-26s %8.1f%% %14s", width, row.policy.c_str(),
                     FormatCapacity(row).c_str(), FormatCensoring(row).c_str(),
                     100 * row.token_hit_rate, FormatSeconds(row.slo_value).c_str());
       out << line;
