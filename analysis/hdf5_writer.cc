@@ -154,9 +154,7 @@ void WriteTimeSeries(H5::H5File& file, const SweepResults& results) {
   table.Add("prompt_tokens", Column(rows, [](const SeriesSample& s) { return s.prompt_tokens; }));
   table.Add("hit_tokens", Column(rows, [](const SeriesSample& s) { return s.hit_tokens; }));
   table.Add("token_hit_rate", Column(rows, [](const SeriesSample& s) {
-              return s.prompt_tokens > 0
-                         ? static_cast<double>(s.hit_tokens) / static_cast<double>(s.prompt_tokens)
-                         : std::nan("");
+              return ShareOrNaN(s.hit_tokens, s.prompt_tokens);
             }));
   table.Add("mean_waiting", Column(rows, [](const SeriesSample& s) { return s.mean_waiting; }));
   table.Add("max_waiting", Column(rows, [](const SeriesSample& s) { return s.max_waiting; }));
@@ -178,16 +176,10 @@ void WriteDeploymentSeries(H5::H5File& file, const SweepResults& results) {
     const size_t count = p.deployment_names.size();
     for (size_t j = 0; j < p.deployment_series.size(); ++j) {
       const DeploymentSample& s = p.deployment_series[j];
-      uint64_t bucket_requests = 0;
-      for (size_t k = j - j % count; k < j - j % count + count; ++k) {
-        bucket_requests += p.deployment_series[k].requests;
-      }
       point.push_back(i);
       bucket.push_back(j / count);
       name.push_back(p.deployment_names[s.deployment]);
-      share.push_back(bucket_requests > 0
-                          ? static_cast<double>(s.requests) / static_cast<double>(bucket_requests)
-                          : std::nan(""));
+      share.push_back(ShareOrNaN(s.requests, BucketRequests(p, j)));
       rows.push_back(s);
     }
   }
@@ -204,9 +196,7 @@ void WriteDeploymentSeries(H5::H5File& file, const SweepResults& results) {
             Column(rows, [](const DeploymentSample& s) { return s.prompt_tokens; }));
   table.Add("hit_tokens", Column(rows, [](const DeploymentSample& s) { return s.hit_tokens; }));
   table.Add("token_hit_rate", Column(rows, [](const DeploymentSample& s) {
-              return s.prompt_tokens > 0
-                         ? static_cast<double>(s.hit_tokens) / static_cast<double>(s.prompt_tokens)
-                         : std::nan("");
+              return ShareOrNaN(s.hit_tokens, s.prompt_tokens);
             }));
   table.Add("hit_elsewhere",
             Column(rows, [](const DeploymentSample& s) { return s.hit_elsewhere; }));

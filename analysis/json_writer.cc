@@ -171,13 +171,8 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
     // share = the deployment's requests / all requests of the bucket.
     json.Key("deployment_series");
     json.BeginArray();
-    const size_t count = p.deployment_names.size();
     for (size_t i = 0; i < p.deployment_series.size(); ++i) {
       const DeploymentSample& s = p.deployment_series[i];
-      uint64_t bucket_requests = 0;
-      for (size_t j = i - i % count; j < i - i % count + count; ++j) {
-        bucket_requests += p.deployment_series[j].requests;
-      }
       json.BeginObject();
       json.Key("start_s");
       json.Number(s.start_s);
@@ -186,18 +181,15 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
       json.Key("requests");
       json.Integer(s.requests);
       json.Key("share");
-      json.Number(bucket_requests > 0 ? static_cast<double>(s.requests) / bucket_requests
-                                      : std::nan(""));
+      json.Number(ShareOrNaN(s.requests, BucketRequests(p, i)));
       json.Key("share_of_hit_elsewhere");
-      json.Number(s.hit_elsewhere > 0 ? static_cast<double>(s.hit_elsewhere_taken) / s.hit_elsewhere
-                                      : std::nan(""));
+      json.Number(ShareOrNaN(s.hit_elsewhere_taken, s.hit_elsewhere));
       json.Key("cold_hit_elsewhere");
       json.Integer(s.cold_hit_elsewhere);
       json.Key("cold_hit_elsewhere_taken");
       json.Integer(s.cold_hit_elsewhere_taken);
       json.Key("token_hit_rate");
-      json.Number(s.prompt_tokens > 0 ? static_cast<double>(s.hit_tokens) / s.prompt_tokens
-                                      : std::nan(""));
+      json.Number(ShareOrNaN(s.hit_tokens, s.prompt_tokens));
       json.EndObject();
     }
     json.EndArray();
@@ -213,8 +205,7 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
     json.Key("completed");
     json.Integer(s.completed);
     json.Key("token_hit_rate");
-    json.Number(s.prompt_tokens > 0 ? static_cast<double>(s.hit_tokens) / s.prompt_tokens
-                                    : std::nan(""));
+    json.Number(ShareOrNaN(s.hit_tokens, s.prompt_tokens));
     json.Key("mean_waiting");
     json.Number(s.mean_waiting);
     json.Key("max_waiting");

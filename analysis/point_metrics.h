@@ -6,6 +6,7 @@
 #ifndef KVROUTE_ANALYSIS_POINT_METRICS_H_
 #define KVROUTE_ANALYSIS_POINT_METRICS_H_
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -42,6 +43,11 @@ struct DeploymentSample {
   uint64_t cold_hit_elsewhere = 0;
   uint64_t cold_hit_elsewhere_taken = 0;
 };
+
+// part / whole, NaN when whole is 0 (a hit rate or share with no data).
+inline double ShareOrNaN(uint64_t part, uint64_t whole) {
+  return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : std::nan("");
+}
 
 // TTFT of one tenant, or of every tenant not tracked on its own ("other").
 struct TenantLatency {
@@ -97,6 +103,16 @@ struct PointResult {
   double simulated_s = 0;            // simulated time at the end of the run
   uint64_t events = 0;               // events the simulation handled
 };
+
+// Requests of every deployment in the bucket of p.deployment_series[j] (the
+// series holds each bucket's deployments next to one another).
+inline uint64_t BucketRequests(const PointResult& p, size_t j) {
+  const size_t count = p.deployment_names.size();
+  const size_t first = j - j % count;
+  uint64_t requests = 0;
+  for (size_t k = first; k < first + count; ++k) requests += p.deployment_series[k].requests;
+  return requests;
+}
 
 class PointMetricsCollector {
  public:
