@@ -58,21 +58,25 @@ def check(condition, claim, detail):
 
 
 def flagship():
+    everyone = ("flat_lb", "sticky", "chwbl", "dualmap", "preble", "cacheroute")
     pts, cap = run("flagship", "scenarios/paper/flagship.yaml", "--seeds", "1",
                    "--set", "duration_s=150", "--set", "warmup_s=40",
-                   "--set", "sweep.qps=[40, 80, 100, 140]", "--set", "sweep.reference_qps=100",
-                   "--policies", "flat_lb,sticky,chwbl,cacheroute")
-    hit = {p: mean(pts, p, "token_hit_rate", 100) for p in ("flat_lb", "sticky", "chwbl", "cacheroute")}
+                   "--set", "sweep.qps=[40, 80, 100, 140]", "--set", "sweep.reference_qps=100")
+    hit = {p: mean(pts, p, "token_hit_rate", 100) for p in everyone}
     check(hit["cacheroute"] > hit["flat_lb"] + 0.2, "§5.1 CacheRoute's hit rate far above Flat-LB's",
           f"{hit['cacheroute']:.3f} vs {hit['flat_lb']:.3f}")
-    check(hit["sticky"] > hit["flat_lb"] and hit["chwbl"] > hit["flat_lb"],
-          "§5.1 affinity policies hit more than Flat-LB", str(hit))
-    p99 = {p: mean(pts, p, "ttft_p99_s", 100) for p in ("sticky", "cacheroute")}
-    check(p99["cacheroute"] < p99["sticky"], "§5.1 CacheRoute's p99 at 100 QPS below Sticky's",
+    check(hit["dualmap"] > hit["chwbl"] > hit["preble"] > hit["flat_lb"],
+          "§5.1 hit rates order DualMap > CHWBL > Preble > Flat-LB", str(hit))
+    check(hit["sticky"] > hit["chwbl"], "§5.1 Sticky hits more than CHWBL", str(hit))
+    p99 = {p: mean(pts, p, "ttft_p99_s", 100) for p in everyone}
+    check(min(p99, key=p99.get) == "cacheroute", "§5.1 CacheRoute has the lowest p99 at 100 QPS",
           str(p99))
-    caps = {p: capacity(cap, p, 1) for p in ("flat_lb", "sticky", "cacheroute")}
-    check(caps["cacheroute"] >= caps["flat_lb"] and caps["cacheroute"] > caps["sticky"],
-          "§5.1 CacheRoute's capacity at 3.5 s at least Flat-LB's and above Sticky's", str(caps))
+    check(p99["sticky"] > p99["flat_lb"], "§5.1 Sticky has a worse p99 at 100 QPS than Flat-LB",
+          str(p99))
+    caps = {p: capacity(cap, p, 1) for p in everyone}
+    check(caps["cacheroute"] == max(caps.values()) and caps["cacheroute"] > caps["flat_lb"],
+          "§5.1 CacheRoute's capacity at 3.5 s is the highest and above Flat-LB's", str(caps))
+    check(caps["sticky"] < caps["flat_lb"], "§5.1 Sticky's capacity is below Flat-LB's", str(caps))
 
 
 def ablation():
@@ -94,7 +98,8 @@ def regimes():
     _, cap = run("regime_lose", "scenarios/paper/regime_lose.yaml", "--seeds", "1",
                  "--set", "duration_s=150", "--set", "warmup_s=30")
     ratio = capacity(cap, "cacheroute") / capacity(cap, "flat_lb")
-    check(ratio < 1.0, "§5.4 with little recoverable prefix affinity loses capacity", f"{ratio:.2f}")
+    check(ratio <= 1.0, "§5.4 with little recoverable prefix affinity gains no capacity",
+          f"{ratio:.2f}")
     pts, _ = run("regime_win", "scenarios/paper/regime_win.yaml", "--seeds", "1",
                  "--set", "duration_s=60", "--set", "warmup_s=20", "--set", "sweep.qps=[60, 120]",
                  "--set", "sweep.reference_qps=120")
