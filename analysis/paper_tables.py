@@ -169,6 +169,16 @@ def flagship(d):
          "paper", "p99 TTFT @100", "paper"], rows)
 
 
+def short_outputs(d):
+    run = load(d, "flagship_short_outputs")
+    if not run:
+        return ""
+    q = run.reference_qps()
+    rows = [[p, run.hit(p, q), run.cap(p, 3.5), run.ratio(p, 3.5, "flat_lb")] for p in run.policies()]
+    return (f"### Sensitivity: the flagship with short outputs (median 48 tokens), hit at {q:g} QPS\n\n" +
+            table(["policy", "hit", "cap @3.5 s", "vs flat_lb"], rows))
+
+
 def second_workload(d):
     out = "### Second workload (§5.2)\n\n"
     rows = []
@@ -337,7 +347,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: paper_tables.py RESULTS_DIR")
     d = sys.argv[1]
-    parts = [flagship(d), second_workload(d), ablation(d), regimes(d), burstiness(d), drift(d),
+    parts = [flagship(d), short_outputs(d), second_workload(d), ablation(d), regimes(d), burstiness(d), drift(d),
              precision(d), qcap(d), cluster_size(d), canary(d)]
     print("\n".join(p for p in parts if p))
     timings = os.path.join(d, "timings.txt")
