@@ -3,15 +3,15 @@
 # note (seed 000) from scenarios/paper/, then writes the side-by-side tables of
 # docs/REPRODUCING.md and the plots.
 #
-#   scripts/reproduce.sh [OUT_DIR]        (default: reproduce/)
+#   scripts/reproduce.sh [OUT_DIR]        (default: reproduce/ in the repository)
 #
 # Needs a Release build (scripts/bootstrap.sh run or test makes one). Each run
 # writes OUT_DIR/NAME.h5 and NAME.txt; OUT_DIR/timings.txt has the wall and
 # CPU seconds of each; OUT_DIR/tables.md the tables; OUT_DIR/plots/NAME/ the
 # PNGs of `kvroute report --plots`.
 set -euo pipefail
+out=$(realpath -m "${1:-$(dirname "$0")/../reproduce}")  # relative to where it is run from
 cd "$(dirname "$0")/.."
-out=${1:-reproduce}
 kvroute=build/release/kvroute
 python=${KVROUTE_PYTHON:-/usr/bin/python3}
 jobs=$(nproc)
