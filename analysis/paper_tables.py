@@ -48,8 +48,8 @@ class Run:
         with h5py.File(path, "r") as f:
             self.series = f["timeseries"][()] if "timeseries" in f else None
             self.points = f["points"][()]
-            self.capacity = f["capacity"][()]
             self.summary = f["summary"][()]
+            self.baseline = f.attrs["baseline"].decode()
             self.slos = f["slos"][()]
 
     def policies(self):
@@ -79,34 +79,41 @@ class Run:
         m, half = mean_ci(values)
         return fmt(m, half, scale, digits, unit)
 
-    def capacity_values(self, policy, threshold):
-        rows = self.capacity[(self.capacity["policy"] == policy.encode())
-                             & (self.capacity["slo_index"] == self.slo_index(threshold))]
-        return rows
+    def summary_row(self, policy, threshold):
+        """The /summary row kvroute wrote for (policy, SLO): capacity statistics over seeds."""
+        rows = self.summary[(self.summary["policy"] == policy.encode())
+                            & (self.summary["slo_index"] == self.slo_index(threshold))]
+        return rows[0]
+
+    @staticmethod
+    def half_width(low, high):
+        return (high - low) / 2 if math.isfinite(low) and math.isfinite(high) else float("nan")
 
     def cap(self, policy, threshold):
         """Capacity, mean ± CI over seeds, with its censoring."""
-        rows = self.capacity_values(policy, threshold)
-        m, half = mean_ci([float(v) for v in rows["capacity_qps"]])
-        text = fmt(m, half, digits=0)
-        left, right = int(rows["left_censored"].sum()), int(rows["right_censored"].sum())
+        row = self.summary_row(policy, threshold)
+        text = fmt(float(row["capacity_mean_qps"]),
+                   self.half_width(row["capacity_ci95_low_qps"], row["capacity_ci95_high_qps"]),
+                   digits=0)
+        seeds = int(row["seeds"])
+        left, right = int(row["left_censored_seeds"]), int(row["right_censored_seeds"])
         notes = []
         if left:
-            notes.append(f"{left}/{len(rows)} <grid")
+            notes.append(f"{left}/{seeds} <grid")
         if right:
-            notes.append(f"{right}/{len(rows)} >grid")
+            notes.append(f"{right}/{seeds} >grid")
         return text + (f" ({', '.join(notes)})" if notes else "")
 
-    def cap_mean(self, policy, threshold):
-        return float(np.mean(self.capacity_values(policy, threshold)["capacity_qps"]))
-
     def ratio(self, policy, threshold, baseline):
-        """Capacity ratio to `baseline`, paired by seed (seeds where the baseline is 0 left out)."""
-        a = self.capacity_values(policy, threshold)
-        b = self.capacity_values(baseline, threshold)
-        ratios = [float(x) / float(y) for x, y in zip(a["capacity_qps"], b["capacity_qps"]) if y > 0]
-        m, half = mean_ci(ratios)
-        return fmt(m, half, digits=2, unit="×")
+        """Capacity ratio to `baseline`, paired by seed (seeds where the baseline is 0 left out),
+        as kvroute computed it for the run's sweep.baseline."""
+        if baseline != self.baseline:
+            raise ValueError(f"the run's baseline is '{self.baseline}', not '{baseline}'")
+        row = self.summary_row(policy, threshold)
+        if int(row["ratio_seeds"]) == 0:
+            return "—"
+        return fmt(float(row["ratio_mean"]),
+                   self.half_width(row["ratio_ci95_low"], row["ratio_ci95_high"]), digits=2, unit="×")
 
     def rebuild_dip(self, policy, qps, interval_s):
         """Hit-rate points lost in the series bucket after each control tick against the
