@@ -12,13 +12,13 @@ KvCache::KvCache(uint32_t capacity_blocks, EvictionOrder order)
   for (uint32_t s = capacity_blocks; s > 0; --s) free_slots_.push_back(s - 1);
 }
 
-uint32_t KvCache::MatchPrefix(std::span<const uint64_t> chain) const {
+uint32_t KvCache::MatchPrefix(BlockChain chain) const {
   uint32_t n = 0;
   while (n < chain.size() && index_.Find(chain[n]) != sim::FlatHashIndex::kAbsent) ++n;
   return n;
 }
 
-bool KvCache::Admit(std::span<const uint64_t> chain, uint32_t total_blocks, uint32_t max_hit_blocks,
+bool KvCache::Admit(BlockChain chain, uint32_t total_blocks, uint32_t max_hit_blocks,
                     KvHandle* handle) {
   assert(!handle->active);
   uint32_t hit = std::min({MatchPrefix(chain), max_hit_blocks, total_blocks});
@@ -63,7 +63,7 @@ void KvCache::MakeRoom(uint32_t needed) {
   while (capacity_ - used_blocks() - queued_free_blocks_ < needed) EvictHead();
 }
 
-void KvCache::Register(std::span<const uint64_t> chain, uint32_t upto, KvHandle* handle) {
+void KvCache::Register(BlockChain chain, uint32_t upto, KvHandle* handle) {
   assert(handle->active && upto <= chain.size());
   for (uint32_t j = handle->registered_blocks(); j < upto; ++j) {
     uint32_t parent = j == 0 ? kNone : handle->pinned[j - 1];

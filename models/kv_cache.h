@@ -32,6 +32,25 @@
 
 namespace kvroute::models {
 
+// The chained block hashes a request can cache, seen as one sequence: its
+// prompt's full blocks, then the full blocks its output completes (empty when
+// generated tokens are not cached).
+class BlockChain {
+ public:
+  BlockChain() = default;
+  BlockChain(std::span<const uint64_t> prompt, std::span<const uint64_t> output = {})
+      : prompt_(prompt), output_(output) {}
+  BlockChain(const std::vector<uint64_t>& prompt) : prompt_(prompt) {}  // NOLINT: a prompt only
+
+  uint32_t size() const { return static_cast<uint32_t>(prompt_.size() + output_.size()); }
+  uint64_t operator[](uint32_t j) const {
+    return j < prompt_.size() ? prompt_[j] : output_[j - prompt_.size()];
+  }
+
+ private:
+  std::span<const uint64_t> prompt_, output_;
+};
+
 // What one running request holds in the pool. Owned by the request, managed
 // only through KvCache.
 struct KvHandle {
@@ -60,15 +79,14 @@ class KvCache {
   KvCache& operator=(const KvCache&) = delete;
 
   // Number of leading blocks of `chain` that are cached. Changes nothing.
-  uint32_t MatchPrefix(std::span<const uint64_t> chain) const;
+  uint32_t MatchPrefix(BlockChain chain) const;
 
-  // Admits a request whose prompt has the full-block chain `chain` and which
+  // Admits a request whose tokens have the full-block chain `chain` and which
   // needs `total_blocks` blocks for what it computes first (its cached prefix
   // included). Pins the cached prefix (at most `max_hit_blocks` blocks), evicts
   // as needed and reserves the rest. Returns false, changing nothing, if the
   // blocks cannot be had. REQUIRES: !handle->active.
-  bool Admit(std::span<const uint64_t> chain, uint32_t total_blocks, uint32_t max_hit_blocks,
-             KvHandle* handle);
+  bool Admit(BlockChain chain, uint32_t total_blocks, uint32_t max_hit_blocks, KvHandle* handle);
 
   // Reserves `blocks` more blocks for a running request (a new chunk or a
   // decode crossing into a new block), evicting as needed. Returns false,
@@ -78,7 +96,7 @@ class KvCache {
   // Makes blocks [registered, upto) of `chain` cacheable once their tokens are
   // computed. A block another request cached meanwhile is shared instead, and
   // the reserved duplicate returns to the pool. REQUIRES: handle->active.
-  void Register(std::span<const uint64_t> chain, uint32_t upto, KvHandle* handle);
+  void Register(BlockChain chain, uint32_t upto, KvHandle* handle);
 
   // Returns all of the handle's blocks: private ones to the free pool, cached
   // ones (tail first) to the eviction list once no one pins them.

@@ -6,28 +6,38 @@
 
 namespace kvroute::models {
 
+void BlockHasher::Append(const PromptSegment& segment, std::vector<uint64_t>* out) {
+  uint32_t offset = 0;
+  while (offset < segment.tokens) {
+    uint32_t piece = std::min(segment.tokens - offset, block_size_ - filled_);
+    uint64_t where = (static_cast<uint64_t>(offset) << 32) | piece;
+    content_ = sim::Combine(content_, sim::Combine(segment.salt, where));
+    offset += piece;
+    filled_ += piece;
+    if (filled_ == block_size_) {
+      chain_ = sim::ChainBlockHash(chain_, content_);
+      out->push_back(chain_);
+      content_ = 0;
+      filled_ = 0;
+    }
+  }
+}
+
 void HashPromptBlocks(std::span<const PromptSegment> segments, uint32_t block_size,
                       std::vector<uint64_t>* out) {
   out->clear();
-  uint64_t chain = kRootBlockHash;
-  uint64_t content = 0;  // the pieces of the block being filled
-  uint32_t filled = 0;   // tokens in that block so far
-  for (const PromptSegment& segment : segments) {
-    uint32_t offset = 0;
-    while (offset < segment.tokens) {
-      uint32_t piece = std::min(segment.tokens - offset, block_size - filled);
-      uint64_t where = (static_cast<uint64_t>(offset) << 32) | piece;
-      content = sim::Combine(content, sim::Combine(segment.salt, where));
-      offset += piece;
-      filled += piece;
-      if (filled == block_size) {
-        chain = sim::ChainBlockHash(chain, content);
-        out->push_back(chain);
-        content = 0;
-        filled = 0;
-      }
-    }
-  }
+  BlockHasher hasher(block_size);
+  for (const PromptSegment& segment : segments) hasher.Append(segment, out);
+}
+
+void HashSequenceBlocks(std::span<const PromptSegment> segments, const PromptSegment& output,
+                        uint32_t block_size, std::vector<uint64_t>* prompt_out,
+                        std::vector<uint64_t>* output_out) {
+  prompt_out->clear();
+  output_out->clear();
+  BlockHasher hasher(block_size);
+  for (const PromptSegment& segment : segments) hasher.Append(segment, prompt_out);
+  hasher.Append(output, output_out);
 }
 
 uint32_t TotalTokens(std::span<const PromptSegment> segments) {

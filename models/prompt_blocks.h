@@ -20,12 +20,39 @@ struct PromptSegment {
 // The hash of the empty prefix, the chain's starting point.
 inline constexpr uint64_t kRootBlockHash = 0x6b767261756f7465ULL;
 
+// Hashes a token sequence given segment by segment into the chained hash of
+// each full block. A block's content is the (salt, offset, length) of each
+// segment piece inside it, so a block straddling two segments is shared only
+// by sequences that have both pieces. Appending the output after the prompt
+// continues the prompt's chain, so a later prompt that repeats prompt and
+// output hashes those blocks equally (generated-token caching).
+class BlockHasher {
+ public:
+  // REQUIRES: block_size >= 1.
+  explicit BlockHasher(uint32_t block_size) : block_size_(block_size) {}
+
+  // Appends the segment's tokens; the hash of every block they complete is
+  // pushed onto `out`.
+  void Append(const PromptSegment& segment, std::vector<uint64_t>* out);
+
+ private:
+  uint32_t block_size_;
+  uint64_t chain_ = kRootBlockHash;
+  uint64_t content_ = 0;  // the pieces of the block being filled
+  uint32_t filled_ = 0;   // tokens in that block so far
+};
+
 // Appends to `out` (cleared first) the chained hash of every full block of the
-// concatenated segments. A block's content is the (salt, offset, length) of
-// each segment piece inside it, so a block straddling two segments is shared
-// only by prompts that have both pieces. REQUIRES: block_size >= 1.
+// concatenated segments. REQUIRES: block_size >= 1.
 void HashPromptBlocks(std::span<const PromptSegment> segments, uint32_t block_size,
                       std::vector<uint64_t>* out);
+
+// Hashes the prompt's full blocks into `prompt_out` and, continuing the same
+// chain, the full blocks that `output` completes into `output_out` (both
+// cleared first).
+void HashSequenceBlocks(std::span<const PromptSegment> segments, const PromptSegment& output,
+                        uint32_t block_size, std::vector<uint64_t>* prompt_out,
+                        std::vector<uint64_t>* output_out);
 
 uint32_t TotalTokens(std::span<const PromptSegment> segments);
 

@@ -19,6 +19,11 @@ uint32_t Replica::BlocksFor(uint32_t tokens) const {
   return (tokens + block_size_ - 1) / block_size_;
 }
 
+BlockChain Replica::CacheableChain(const InFlightRequest& r) const {
+  if (!config_.cache_generated_tokens) return BlockChain(r.request.block_hashes);
+  return BlockChain(r.request.block_hashes, r.request.output_block_hashes);
+}
+
 uint32_t Replica::BlocksNeeded(const Request& request) const {
   // In 64 bits: a prompt and output near 2^32 tokens must not wrap to a fit.
   uint64_t tokens = uint64_t{request.prompt_tokens} + request.output_tokens;
@@ -66,11 +71,11 @@ void Replica::Schedule(uint32_t slot, uint32_t tokens, bool decode) {
   InFlightRequest& r = pool_[slot];
   batch_.push_back(BatchEntry{slot, tokens, decode});
   budget_ -= tokens;
-  // Full prompt blocks whose tokens this iteration computes become cacheable
-  // now; the next scheduling decision comes after they are computed.
-  uint32_t full_blocks = static_cast<uint32_t>(r.request.block_hashes.size());
-  uint32_t covered = std::min(full_blocks, (r.computed_tokens + tokens) / block_size_);
-  if (covered > r.kv.registered_blocks()) kv_.Register(r.request.block_hashes, covered, &r.kv);
+  // Full blocks whose tokens this iteration computes become cacheable now;
+  // the next scheduling decision comes after they are computed.
+  const BlockChain chain = CacheableChain(r);
+  uint32_t covered = std::min(chain.size(), (r.computed_tokens + tokens) / block_size_);
+  if (covered > r.kv.registered_blocks()) kv_.Register(chain, covered, &r.kv);
 }
 
 void Replica::Preempt(uint32_t slot) {
@@ -112,10 +117,11 @@ bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer
   // At least the last token is always computed, so a fully cached prompt still
   // has one block to prefill (vLLM).
   uint32_t max_hit_blocks = (r.total_tokens() - 1) / block_size_;
-  uint32_t hit_blocks = std::min(kv_.MatchPrefix(r.request.block_hashes), max_hit_blocks);
+  const BlockChain chain = CacheableChain(r);
+  uint32_t hit_blocks = std::min(kv_.MatchPrefix(chain), max_hit_blocks);
   uint32_t first_chunk = std::min(r.total_tokens() - hit_blocks * block_size_, budget);
   uint32_t blocks = BlocksFor(hit_blocks * block_size_ + first_chunk);
-  if (!kv_.Admit(r.request.block_hashes, blocks, max_hit_blocks, &r.kv)) return false;
+  if (!kv_.Admit(chain, blocks, max_hit_blocks, &r.kv)) return false;
   Unaccount(r);
   r.computed_tokens = r.kv.hit_blocks * block_size_;
   Account(r);

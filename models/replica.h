@@ -13,10 +13,13 @@
 //    running request is preempted by recompute: its blocks are released (full
 //    prompt blocks stay in the cache) and it returns to the head of the queue.
 //    An iteration that preempted admits nothing new (vLLM v1);
-//  - prefix hits cover full prompt blocks only, and never the last prompt
-//    token; the served hit is counted when the request is first scheduled, not
-//    when it is routed; full prompt blocks become cacheable when the chunk that
-//    computes them is scheduled, and return to the cache on completion.
+//  - prefix hits cover full blocks only, and never the last token to compute;
+//    the served hit is counted when the request is first scheduled, not when
+//    it is routed; full blocks become cacheable when the chunk or decode that
+//    computes them is scheduled (prompt blocks, and with
+//    cache_generated_tokens the blocks generated tokens complete), and return
+//    to the cache on completion. A request recomputed after preemption hits
+//    its own generated blocks too.
 // TTFT ends with the iteration that completes the prefill (it samples the first
 // token); E2E with the iteration that samples the last token.
 #ifndef KVROUTE_MODELS_REPLICA_H_
@@ -38,6 +41,9 @@ struct SchedulerConfig {
   int max_num_batched_tokens = 8192;                  // per-iteration token budget (vLLM's name)
   int max_num_seqs = 256;                             // cap on running sequences (vLLM's name)
   EvictionOrder eviction = EvictionOrder::kRadixLru;  // see kv_cache.h
+  // Full blocks of generated tokens join the prefix cache as their KV is
+  // computed, as vLLM v1 and SGLang do; false caches prompt blocks only.
+  bool cache_generated_tokens = true;
 };
 
 // Receives what happens to requests inside a replica.
@@ -118,6 +124,8 @@ class Replica {
   };
 
   uint32_t BlocksFor(uint32_t tokens) const;
+  // The blocks of `r` that may be cached: its prompt's, then its output's.
+  BlockChain CacheableChain(const InFlightRequest& r) const;
   // Makes sure `slot` holds blocks for `tokens` tokens, preempting the newest
   // running requests if it must. False if `slot` itself had to be preempted.
   bool EnsureBlocks(uint32_t slot, uint32_t tokens);

@@ -22,6 +22,12 @@ struct Request {
   // Chained hashes of the prompt's full blocks; the trailing partial block is
   // not cacheable and has no hash.
   std::vector<uint64_t> block_hashes;
+  // The same chain continued through the output: the hash of every full block
+  // that generated tokens complete (the block straddling the prompt's tail
+  // and the first output tokens included). An engine that caches generated
+  // tokens registers them as their KV is computed; a later turn whose prompt
+  // repeats this prompt and output then hits them. Empty when unknown.
+  std::vector<uint64_t> output_block_hashes;
 };
 
 // A request between arrival and completion. Lives in a RequestPool slot whose
@@ -73,6 +79,7 @@ class RequestPool {
   void Release(uint32_t slot) {
     InFlightRequest& r = slots_[slot];
     r.request.block_hashes.clear();
+    r.request.output_block_hashes.clear();
     r.kv.pinned.clear();
     r.hit_tokens = r.computed_tokens = r.generated_tokens = r.preemptions = r.retries = 0;
     r.first_token_time = sim::kNever;

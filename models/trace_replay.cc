@@ -9,6 +9,7 @@ namespace {
 
 constexpr uint64_t kTraceBlockSalt = 0x5452414345424c4bULL;
 constexpr uint64_t kTraceUniqueSalt = 0x5452414345554e51ULL;
+constexpr uint64_t kTraceOutputSalt = 0x54524143454f5554ULL;
 
 }  // namespace
 
@@ -63,7 +64,11 @@ bool TraceReplay::Next(Request* out) {
   out->output_tokens = std::max<uint32_t>(1, r.output_tokens);
   TraceSegments(*trace_, r, pass_, &segments_);
   if (segments_.empty()) segments_.push_back({sim::Combine(kTraceUniqueSalt, out->id), 1});
-  HashPromptBlocks(segments_, block_size_, &out->block_hashes);
+  // The trace does not say what was generated: the output is this request's
+  // own, cached (it takes room) but never hit by a later prompt.
+  const PromptSegment output{sim::Combine(sim::Combine(kTraceOutputSalt, pass_), index_ - 1),
+                             out->output_tokens};
+  HashSequenceBlocks(segments_, output, block_size_, &out->block_hashes, &out->output_block_hashes);
   return true;
 }
 

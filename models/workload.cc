@@ -201,6 +201,11 @@ bool WorkloadGenerator::Next(Request* out) {
   }
 }
 
+// Turn t's generated tokens; the next turn's prompt repeats them.
+PromptSegment WorkloadGenerator::OutputSegment(const Session& s, uint32_t t) {
+  return {sim::Combine(sim::Combine(kOutputSalt, s.id), t), s.output_tokens[t]};
+}
+
 void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
   Session& s = sessions_[slot];
   uint32_t t = s.turn++;
@@ -216,15 +221,16 @@ void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
     out->session = s.id;
     out->prompt_tokens = TotalTokens(s.history);
     out->output_tokens = s.output_tokens[t];
-    HashPromptBlocks(s.history, static_cast<uint32_t>(config_.block_size_tokens),
-                     &out->block_hashes);
+    HashSequenceBlocks(s.history, OutputSegment(s, t),
+                       static_cast<uint32_t>(config_.block_size_tokens), &out->block_hashes,
+                       &out->output_block_hashes);
     emitted_slot_ = slot;
     emitted_segments_ = static_cast<uint32_t>(s.history.size());
   }
 
   // The next turn's prompt continues with this turn's output (open loop).
   if (s.turn < s.user_tokens.size()) {
-    s.history.push_back({sim::Combine(sim::Combine(kOutputSalt, s.id), t), s.output_tokens[t]});
+    s.history.push_back(OutputSegment(s, t));
     double next = sim::ToSeconds(arrival) + s.think_s[s.turn];
     if (next < sim::ToSeconds(end_)) {
       pending_.push({sim::FromSeconds(next), next_order_++, slot});

@@ -123,6 +123,7 @@ class WorkloadGenerator : public RequestSource {
     }
   };
 
+  static PromptSegment OutputSegment(const Session& s, uint32_t turn);
   void AdvanceFresh();
   void StartSession(sim::Time arrival);
   // Issues the slot's next turn; fills `out` unless it is null (a lead-in turn).
