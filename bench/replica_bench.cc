@@ -38,7 +38,7 @@ class Recycler : public ReplicaObserver {
 void BM_SchedulerStep(benchmark::State& state) {
   const int running = static_cast<int>(state.range(0));
   Profile profile = FindProfile("h100-llama3.1-8b-bf16");
-  RooflineCostModel cost(profile);
+  PhysicalCostModel cost(profile);
   RequestPool pool;
   ReplicaLoad load;
   Recycler observer(pool);

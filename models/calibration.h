@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/profile.h"
+#include "sim/core/yaml_map.h"
 
 namespace kvroute::models {
 
@@ -21,6 +22,10 @@ struct CalibrationResult {
 };
 
 std::vector<CalibrationResult> EvaluateCalibration(const Profile& profile);
+
+// Reads a profile's `calibration` map: tolerance, held `points` and
+// `excluded` ones, each citing its source.
+void ParseCalibration(sim::YamlMap map, Profile* profile);
 
 }  // namespace kvroute::models
 

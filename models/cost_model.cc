@@ -18,53 +18,72 @@ void BatchShape::AddDecode(int64_t context) {
   ++sequences;
 }
 
-RooflineCostModel::RooflineCostModel(const Profile& profile) : profile_(profile) {}
+PhysicalCostModel::PhysicalCostModel(const Profile& profile)
+    : profile_(profile),
+      async_scheduling_(profile.ResolvedEngine().async_scheduling),
+      gemm_flops_per_s_(profile.gpu.PeakFlops(profile.weight_dtype) *
+                        profile.gpu.GemmEfficiency(profile.weight_dtype)),
+      attention_flops_per_s_(profile.gpu.PeakFlops(Dtype::kBf16) *
+                             profile.gpu.efficiency.attention_compute),
+      weight_bytes_per_s_(profile.gpu.hbm_bytes_per_s * profile.gpu.efficiency.weight_bandwidth),
+      kv_bytes_per_s_(profile.gpu.hbm_bytes_per_s * profile.gpu.efficiency.kv_bandwidth) {}
 
-double RooflineCostModel::LinearSeconds(int64_t tokens) const {
-  const double tp = profile_.tensor_parallel;
-  const double params = profile_.model.LinearParams();
-  double flops = 2.0 * params * static_cast<double>(tokens) / tp;
-  double bytes = params * profile_.weight_bytes_per_param / tp;
-  double compute = flops / (profile_.PeakFlops() * profile_.linear_compute_efficiency);
-  double memory = bytes / (profile_.hardware.hbm_bytes_per_s * profile_.linear_memory_efficiency);
-  return std::max(compute, memory) + profile_.linear_fixed_s;
-}
-
-double RooflineCostModel::AttentionSeconds(const BatchShape& batch) const {
+double PhysicalCostModel::LinearPartSeconds(int64_t tokens, int64_t sampled_sequences) const {
   const ModelArchitecture& m = profile_.model;
   const double tp = profile_.tensor_parallel;
-  // Prefill: QK^T and AV are 2 multiply-adds per (query, key) per head dim.
-  double q_width = static_cast<double>(m.heads) * m.head_dim;
-  double prefill_flops = 4.0 * m.layers * q_width * batch.prefill_attention_context / tp;
-  double prefill = prefill_flops / (profile_.PeakFlops() * profile_.attention_compute_efficiency);
-  // Decode: every running sequence reads its whole KV once per iteration.
-  double decode_bytes = profile_.KvBytesPerToken() * batch.decode_context_tokens / tp;
-  double decode =
-      decode_bytes / (profile_.hardware.hbm_bytes_per_s * profile_.attention_memory_efficiency);
-  return prefill + decode;
+  const double flops = (2.0 * m.ActiveLinearParams() * static_cast<double>(tokens) +
+                        2.0 * m.LmHeadParams() * static_cast<double>(sampled_sequences)) /
+                       tp;
+  const double bytes =
+      m.WeightParamsRead(static_cast<double>(tokens)) * DtypeBytes(profile_.weight_dtype) / tp;
+  return std::max(flops / gemm_flops_per_s_, bytes / weight_bytes_per_s_);
 }
 
-double RooflineCostModel::AllReduceSeconds(int64_t tokens) const {
-  const int tp = profile_.tensor_parallel;
-  if (tp <= 1) return 0;
-  // Two ring all-reduces of the activations per layer (after attention and MLP);
-  // each GPU sends and receives 2(tp-1)/tp of the buffer.
-  double buffer = static_cast<double>(tokens) * profile_.model.hidden * 2;  // 16-bit activations
-  double per_gpu = 2.0 * (tp - 1) / tp * buffer;
-  double bandwidth = profile_.hardware.nvlink_bytes_per_s / 2 * profile_.allreduce_efficiency;
-  return 2.0 * profile_.model.layers * (per_gpu / bandwidth + profile_.allreduce_latency_s);
+double PhysicalCostModel::LinearSeconds(int64_t tokens) const {
+  const ModelArchitecture& m = profile_.model;
+  const double tp = profile_.tensor_parallel;
+  const double flops = 2.0 * m.ActiveLinearParams() * static_cast<double>(tokens) / tp;
+  const double bytes = (m.WeightParamsRead(static_cast<double>(tokens)) - m.LmHeadParams()) *
+                       DtypeBytes(profile_.weight_dtype) / tp;
+  return std::max(flops / gemm_flops_per_s_, bytes / weight_bytes_per_s_);
 }
 
-sim::Time RooflineCostModel::IterationTime(const BatchShape& batch) const {
-  int64_t tokens = batch.prefill_tokens + batch.decode_sequences;
-  if (tokens == 0) return 0;
-  // The LM head runs once per sequence that samples a token.
-  double lm_head_flops = 2.0 * profile_.model.hidden * profile_.model.vocab *
-                         static_cast<double>(batch.sequences) / profile_.tensor_parallel;
-  double lm_head = lm_head_flops / (profile_.PeakFlops() * profile_.linear_compute_efficiency);
-  double seconds = LinearSeconds(tokens) + lm_head + AttentionSeconds(batch) +
-                   AllReduceSeconds(tokens) + profile_.iteration_overhead_s;
-  return std::max<sim::Time>(1, sim::FromSeconds(seconds));
+IterationBreakdown PhysicalCostModel::Breakdown(const BatchShape& batch) const {
+  IterationBreakdown b;
+  const int64_t tokens = batch.prefill_tokens + batch.decode_sequences;
+  if (tokens == 0) return b;
+  const ModelArchitecture& m = profile_.model;
+  const GpuEfficiency& e = profile_.gpu.efficiency;
+  const double tp = profile_.tensor_parallel;
+
+  b.linear = LinearPartSeconds(tokens, batch.sequences);
+  // QKᵀ and AV: two multiply-adds per (query, key) pair per head dimension.
+  const double q_width = static_cast<double>(m.heads) * m.head_dim;
+  b.prefill_attention =
+      4.0 * m.layers * q_width * batch.prefill_attention_context / tp / attention_flops_per_s_;
+  b.decode_attention =
+      profile_.KvBytesPerTokenPerGpu() * batch.decode_context_tokens / kv_bytes_per_s_;
+  if (profile_.tensor_parallel > 1) {
+    const double buffer = static_cast<double>(tokens) * m.hidden * 2;  // 16-bit activations
+    const double per_gpu = 2.0 * (tp - 1) / tp * buffer;
+    const double link = profile_.gpu.link_bytes_per_s * e.link_bandwidth;
+    b.allreduce = 2.0 * m.layers * (per_gpu / link + e.allreduce_latency_s);
+  }
+  b.launch = m.layers * e.layer_overhead_s;
+  b.cpu = e.step_overhead_s + static_cast<double>(batch.sequences) * e.sequence_overhead_s;
+  const double gpu =
+      b.linear + b.prefill_attention + b.decode_attention + b.allreduce + b.launch;
+  b.total = async_scheduling_ ? std::max(gpu, b.cpu) : gpu + b.cpu;
+  return b;
+}
+
+sim::Time PhysicalCostModel::IterationTime(const BatchShape& batch) const {
+  if (batch.prefill_tokens + batch.decode_sequences == 0) return 0;
+  return std::max<sim::Time>(1, sim::FromSeconds(Breakdown(batch).total));
+}
+
+sim::Time PhysicalCostModel::FrontendLatency() const {
+  return sim::FromSeconds(profile_.gpu.efficiency.frontend_latency_s);
 }
 
 }  // namespace kvroute::models

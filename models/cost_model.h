@@ -1,6 +1,7 @@
 // Iteration time of one continuous-batching step as a function of the batch
-// (DESIGN.md, "Cost model"). Two models share one interface: the roofline model
-// of a profile, and a fixed-service-time model for queueing-theory validation.
+// (DESIGN.md, "Cost model"). Two models share one interface: the physical
+// model of a profile, and a fixed-service-time model for queueing-theory
+// validation.
 #ifndef KVROUTE_MODELS_COST_MODEL_H_
 #define KVROUTE_MODELS_COST_MODEL_H_
 
@@ -34,24 +35,58 @@ class CostModel {
  public:
   virtual ~CostModel() = default;
   virtual sim::Time IterationTime(const BatchShape& batch) const = 0;
+  // Time a request spends in the serving front end (API server, tokenising,
+  // streaming) outside the engine's iterations; it adds to TTFT and E2E.
+  virtual sim::Time FrontendLatency() const { return 0; }
 };
 
-// Roofline: each part takes max(FLOPs / achieved FLOP/s, bytes / achieved
-// bandwidth), with per-profile efficiency factors; see cost_model.cc.
-class RooflineCostModel : public CostModel {
- public:
-  explicit RooflineCostModel(const Profile& profile);
-  sim::Time IterationTime(const BatchShape& batch) const override;
+// The time of each part of one iteration, in seconds (PhysicalCostModel).
+struct IterationBreakdown {
+  double linear = 0;             // linear layers and LM head: max(compute, weight reads)
+  double prefill_attention = 0;  // QKᵀ and AV of prefill tokens, compute-bound
+  double decode_attention = 0;   // reading every decoding sequence's KV
+  double allreduce = 0;          // TP: two all-reduces of the activations per layer
+  double launch = 0;             // per-layer kernel-launch gaps
+  double cpu = 0;                // scheduling, input preparation, sampling
+  double total = 0;              // GPU parts + cpu, or max of the two with async scheduling
+};
 
+// Physical terms only (DESIGN.md): each part is work over a datasheet peak
+// times the efficiency fitted for the GPU kind (models/gpus/*.yaml):
+//  - linear layers and the LM head: max(FLOPs / (peak(weight dtype) ·
+//    gemm_compute), weight bytes read / (HBM · weight_bandwidth)); FLOPs count
+//    the active parameters per token (MoE: the routed experts), bytes the
+//    weights the pass touches (MoE: the experts it is expected to touch);
+//  - prefill attention: 4 · layers · heads · head_dim FLOPs per (query, key)
+//    pair at the 16-bit peak times attention_compute;
+//  - decode attention: each decoding sequence's KV bytes / (HBM · kv_bandwidth);
+//  - TP all-reduce: two ring all-reduces of 16-bit activations per layer,
+//    2(tp−1)/tp of the buffer over the link at link_bandwidth, plus a latency
+//    per call;
+//  - layers · layer_overhead (launch gaps) on the GPU, and on the CPU
+//    step_overhead + sequences · sequence_overhead, added to the GPU time, or
+//    overlapped with it (max) when the engine schedules asynchronously.
+// Every term divides by the TP degree where the work is sharded.
+class PhysicalCostModel : public CostModel {
+ public:
+  explicit PhysicalCostModel(const Profile& profile);
+  sim::Time IterationTime(const BatchShape& batch) const override;
+  sim::Time FrontendLatency() const override;
+
+  IterationBreakdown Breakdown(const BatchShape& batch) const;
   // The linear layers alone for `tokens` tokens in one pass, in seconds: the
-  // quantity Vidur's MLP profiles measure (the calibration points).
+  // quantity Vidur's MLP profiles measure (published calibration anchors).
   double LinearSeconds(int64_t tokens) const;
 
  private:
-  double AttentionSeconds(const BatchShape& batch) const;
-  double AllReduceSeconds(int64_t tokens) const;
+  double LinearPartSeconds(int64_t tokens, int64_t sampled_sequences) const;
 
   Profile profile_;
+  bool async_scheduling_;
+  double gemm_flops_per_s_;       // achieved, per GPU, in the weight dtype
+  double attention_flops_per_s_;  // achieved, per GPU, 16-bit
+  double weight_bytes_per_s_;     // achieved HBM reading weights, per GPU
+  double kv_bytes_per_s_;         // achieved HBM reading KV, per GPU
 };
 
 // Every iteration takes the same time, whatever the batch. With one sequence

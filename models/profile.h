@@ -1,42 +1,25 @@
-// A hardware + model + dtype + tensor-parallel profile: everything the cost
-// model and the KV pool need to know about one serving destination
-// (DESIGN.md, "Cost model"). Profiles are data files (models/profiles/*.yaml,
-// compiled in) or a user's own file; each calibration point cites its source.
+// A serving destination: a model on a GPU kind at a tensor-parallel degree,
+// with its weight and KV dtypes and engine settings (DESIGN.md, "Hardware and
+// models as data"). Everything the cost model and the KV pool need follows
+// from the architecture, the GPU's datasheet and its fitted efficiencies.
+// Profiles are data files (models/profiles/*.yaml, compiled in), a user's own
+// file, or a map written inline in a scenario.
 #ifndef KVROUTE_MODELS_PROFILE_H_
 #define KVROUTE_MODELS_PROFILE_H_
+
+#include <yaml-cpp/yaml.h>
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "models/architecture.h"
+#include "models/dtype.h"
+#include "models/engine.h"
+#include "models/gpu.h"
+
 namespace kvroute::models {
-
-struct Hardware {
-  std::string name;
-  double peak_flops_16bit = 0;    // dense BF16/FP16 tensor FLOP/s per GPU
-  double peak_flops_fp8 = 0;      // dense FP8 tensor FLOP/s per GPU
-  double hbm_bytes_per_s = 0;     // HBM bandwidth per GPU
-  double memory_bytes = 0;        // HBM capacity per GPU
-  double nvlink_bytes_per_s = 0;  // per GPU, bidirectional
-};
-
-struct ModelArchitecture {
-  std::string name;
-  int layers = 0;
-  int hidden = 0;
-  int heads = 0;
-  int kv_heads = 0;
-  int head_dim = 0;
-  int ffn = 0;
-  int vocab = 0;
-  bool tied_embeddings = false;
-
-  // Parameters of the per-token linear layers (QKV, O, gated MLP) over all layers.
-  double LinearParams() const;
-  // All parameters, embeddings and LM head included.
-  double TotalParams() const;
-};
 
 // One published measurement, and what the cost model must reproduce of it.
 struct CalibrationPoint {
@@ -64,42 +47,45 @@ struct Profile {
   std::string name;
   std::string description;
   std::string file;  // where it was read from
-  Hardware hardware;
   ModelArchitecture model;
-  double weight_bytes_per_param = 2;  // 2 for bf16/fp16, 1 for fp8
-  double kv_bytes_per_element = 2;    // 2 for bf16/fp16 KV, 1 for fp8 KV
+  Gpu gpu;
+  Dtype weight_dtype = Dtype::kBf16;
+  // vLLM's kv_cache_dtype "auto" keeps KV in the model's activation dtype
+  // (16-bit) even for fp8 weights (vllm/config/cache.py); fp8 KV is a choice.
+  Dtype kv_dtype = Dtype::kBf16;
   int tensor_parallel = 1;
-  int block_size_tokens = 16;
-
-  // Efficiency factors: the fraction of the roofline peak each part achieves.
-  double linear_compute_efficiency = 1;     // of peak tensor FLOP/s
-  double linear_memory_efficiency = 1;      // of HBM bandwidth, reading weights
-  double linear_fixed_s = 0;                // per forward pass (kernel launches)
-  double attention_compute_efficiency = 1;  // prefill attention FLOP/s
-  double attention_memory_efficiency = 1;   // decode attention, reading KV
-  double allreduce_efficiency = 1;          // of NVLink bandwidth
-  double allreduce_latency_s = 0;           // per all-reduce call
-  double iteration_overhead_s = 0;          // scheduling, sampling, launch; per iteration
-
-  // KV pool sizing (vLLM's gpu_memory_utilization and a reserve for activations).
-  double gpu_memory_utilization = 0.9;
-  double activation_reserve_bytes = 0;  // per GPU
+  EngineSettings engine;  // as given; 0 means vLLM's default (ResolvedEngine)
 
   double calibration_tolerance = 0.15;  // held points: |model − published| / published
   std::vector<CalibrationPoint> calibration;
 
-  double PeakFlops() const;  // per GPU, in the weight dtype
-  double KvBytesPerToken() const;
-  double WeightBytes() const;  // whole model, all GPUs
-  // Bytes left for the KV pool on one destination (all TP GPUs); may be <= 0.
-  double KvPoolBytes() const;
-  // Blocks that fit in the KV pool of one destination.
+  EngineSettings ResolvedEngine() const { return ResolveEngine(engine, gpu); }
+  // KV heads each GPU holds: vLLM replicates heads when TP exceeds them.
+  int KvHeadsPerGpu() const;
+  double KvBytesPerToken() const;        // all layers, all GPUs of the destination
+  double KvBytesPerTokenPerGpu() const;  // what one GPU stores
+  double WeightBytes() const;            // whole model, all GPUs
+  // Peak activation memory of vLLM's profiling pass on one GPU: a dummy batch
+  // of max_num_batched_tokens tokens (its widest layer: residual, normed
+  // input, gate and up projections) and the sampler over
+  // min(max_num_batched_tokens, max_num_seqs) rows of fp32 logits and
+  // probabilities (vllm/v1/worker/gpu_model_runner.py profile_run). An
+  // estimate: vLLM measures it.
+  double ActivationBytesPerGpu() const;
+  // KV bytes one GPU keeps for the pool: gpu_memory_utilization of its memory
+  // less its weights, the activation peak and non-torch memory
+  // (vllm/v1/worker/gpu_worker.py determine_available_memory); may be <= 0.
+  double KvPoolBytesPerGpu() const;
+  // Blocks of the destination's pool: every GPU holds its heads of each block;
+  // one block is vLLM's reserved null block (vllm/v1/core/block_pool.py).
   int64_t KvCapacityBlocks() const;
 };
 
-// Parses a profile document; errors name `source`, the line and the key.
-// Throws sim::YamlError.
-Profile ParseProfile(const std::string& text, const std::string& source);
+// Parses a profile: a map with `model` and `gpu` (built-in names or .yaml
+// paths), tensor_parallel, dtypes, engine and calibration; errors name
+// `source`, the line and the key under `path`. Throws sim::YamlError.
+Profile ParseProfile(const YAML::Node& node, const std::string& source,
+                     const std::string& path = "");
 
 // The built-in profiles (models/profiles/*.yaml), in name order.
 const std::vector<Profile>& BuiltinProfiles();

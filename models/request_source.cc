@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/shared_prefix_source.h"
 #include "models/trace_replay.h"
 #include "models/workload.h"
 
@@ -12,6 +13,9 @@ namespace kvroute::models {
 
 std::unique_ptr<RequestSource> MakeRequestSource(const WorkloadConfig& config, uint64_t seed,
                                                  double qps, sim::Time end) {
+  if (config.shared_prefix.groups > 0) {
+    return std::make_unique<SharedPrefixSource>(config, seed, qps, end);
+  }
   if (config.trace.format == TraceConfig::Format::kNone) {
     return std::make_unique<WorkloadGenerator>(config, seed, qps, end);
   }

@@ -58,6 +58,42 @@ struct DriftConfig {
   double interval_s = 60;
 };
 
+// Fixed-concurrency clients, as benchmark tools run them: `clients` clients
+// each send a request at time 0 and their next one think time after the
+// previous one completes (or fails). Request content still comes from the
+// workload, in its order; only the timing is the clients'. Off when clients
+// is 0.
+struct ClosedLoopConfig {
+  uint32_t clients = 0;
+  LengthDistribution think_time_s = LengthDistribution::Fixed(0);
+  uint64_t max_requests = 0;  // all clients together; 0: until duration_s
+};
+
+// One stage of a staged load, as inference-perf runs them
+// (inference_perf/loadgen/load_timer.py): exactly `requests` requests
+// (rate × duration when 0) whose gaps are i.i.d. exponential rescaled to sum
+// to `duration_s` (a Poisson process conditioned on its count). The next
+// stage starts once every request of this one has completed, plus the gap.
+struct LoadStage {
+  double qps = 0;
+  double duration_s = 0;
+  uint64_t requests = 0;
+};
+
+// inference-perf's shared-prefix data generator
+// (inference_perf/datagen/shared_prefix_datagen.py): `groups` system prompts
+// of `system_tokens`, each followed by `prompts_per_group` questions of
+// `question_tokens`; the prompts are shuffled once and request k uses prompt
+// k mod their number, the count restarting at each load stage. Off when groups
+// is 0. The group is the routing key.
+struct SharedPrefixConfig {
+  uint32_t groups = 0;
+  uint32_t prompts_per_group = 10;
+  uint32_t system_tokens = 100;
+  uint32_t question_tokens = 447;
+  uint32_t output_tokens = 248;
+};
+
 struct WorkloadConfig {
   uint32_t keys = 1000;  // routing keys
   KeyRateConfig rates;   // how traffic is spread over keys
@@ -74,6 +110,10 @@ struct WorkloadConfig {
   std::vector<LoadStep> load_schedule;  // empty: constant load
   DriftConfig drift;
   TraceConfig trace;  // a trace file replaces everything above when set
+  SharedPrefixConfig shared_prefix;  // replaces the keys, prompts and lengths above when set
+  ClosedLoopConfig closed_loop;      // replaces the arrival times when set
+  std::vector<LoadStage> stages;     // replace the sweep's constant load when set
+  double stage_gap_s = 2;            // after a stage has drained (inference-perf: about 2 s)
   int block_size_tokens = 16;
 };
 

@@ -16,7 +16,7 @@ CostEstimator::CostEstimator(const PolicyContext& ctx)
     : budget_(std::max<int64_t>(1, ctx.max_num_batched_tokens)),
       block_size_(ctx.block_size_tokens) {
   if (ctx.cost_model == nullptr) {
-    owned_ = std::make_unique<models::RooflineCostModel>(models::FindProfile(kDefaultProfile));
+    owned_ = std::make_unique<models::PhysicalCostModel>(models::FindProfile(kDefaultProfile));
   }
   model_ = ctx.cost_model != nullptr ? ctx.cost_model : owned_.get();
   models::BatchShape full;

@@ -12,7 +12,8 @@
 namespace kvroute::sim {
 
 enum class EventKind : uint8_t {
-  kArrival,          // the next request of the workload arrives
+  kArrival,          // the next request arrives (closed loop: `target` is its client)
+  kEnqueue,          // the request in pool slot `target` reaches its replica's engine
   kIterationDone,    // replica `target` finished its current batch
   kControlTick,      // the policy's periodic control interval elapsed
   kReplicaFailure,   // replica `target` fails (scenario failure schedule)

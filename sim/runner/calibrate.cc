@@ -58,7 +58,8 @@ CalibrationReport Calibrate(const Scenario& scenario, size_t slo_index) {
   const models::Profile& profile = scenario.resolved_profile;
   report.kv_blocks = scenario.kv_blocks > 0 ? scenario.kv_blocks : profile.KvCapacityBlocks();
   report.prefix_blocks_per_key =
-      std::floor(scenario.workload.system_tokens / static_cast<double>(profile.block_size_tokens));
+      std::floor(scenario.workload.system_tokens /
+                 static_cast<double>(profile.ResolvedEngine().block_size_tokens));
   report.working_set_blocks = static_cast<int64_t>(std::ceil(at_low.mean_held_kv_blocks));
   int64_t room = std::max<int64_t>(0, report.kv_blocks - report.working_set_blocks);
   report.slots_per_replica =

@@ -329,7 +329,8 @@ int Validate(int argc, const char* const* argv, std::ostream& out) {
   const models::Profile& profile = s.resolved_profile;
   int64_t blocks = s.kv_blocks > 0 ? s.kv_blocks : profile.KvCapacityBlocks();
   out << s.source << ": ok — scenario '" << s.name << "': " << s.replica_count() << " replicas of "
-      << s.profile << " (" << blocks << " KV blocks of " << profile.block_size_tokens
+      << s.profile << " (" << blocks << " KV blocks of "
+      << profile.ResolvedEngine().block_size_tokens
       << " tokens each), "
       << (s.workload.trace.format == models::TraceConfig::Format::kNone
               ? std::to_string(s.workload.keys) + " keys"
@@ -497,7 +498,8 @@ int WorkloadStatsCommand(int argc, const char* const* argv, std::ostream& out) {
   uint64_t blocks = s.kv_blocks > 0 ? static_cast<uint64_t>(s.kv_blocks)
                                     : static_cast<uint64_t>(profile.KvCapacityBlocks());
   models::WorkloadStatsOptions o = StatsOptions(
-      vm, static_cast<uint32_t>(profile.block_size_tokens), {blocks, blocks * s.replica_count()});
+      vm, static_cast<uint32_t>(profile.ResolvedEngine().block_size_tokens),
+      {blocks, blocks * s.replica_count()});
   auto start = std::chrono::steady_clock::now();
   auto source = models::MakeRequestSource(s.workload, seed, qps, FromSeconds(s.duration_s));
   models::WorkloadStatsCollector collector(o);

@@ -12,12 +12,12 @@
 #include "models/replica.h"
 #include "models/request_source.h"
 #include "models/workload.h"
-#include "policies/deployment_choice.h"
+#include "sim/runner/arrival_driver.h"
+#include "sim/runner/cluster_views.h"
+#include "sim/runner/deployment_router.h"
 #include "policies/registry.h"
-#include "policies/router_prefix_index.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/hashing.h"
-#include "sim/core/random_stream.h"
 
 namespace kvroute::sim {
 namespace {
@@ -43,56 +43,8 @@ std::unique_ptr<models::CostModel> MakeCostModel(const Scenario& scenario,
   if (scenario.fixed_iteration_s > 0) {
     return std::make_unique<models::FixedCostModel>(FromSeconds(scenario.fixed_iteration_s));
   }
-  return std::make_unique<models::RooflineCostModel>(profile);
+  return std::make_unique<models::PhysicalCostModel>(profile);
 }
-// The replicas' real prefix caches, offered read-only to policies.
-class ReplicaCacheOracle : public policies::CacheOracle {
- public:
-  explicit ReplicaCacheOracle(const std::vector<std::unique_ptr<models::Replica>>& replicas)
-      : replicas_(replicas) {}
-  uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
-    return replicas_[replica]->kv_cache().MatchPrefix(chain);
-  }
-
- private:
-  const std::vector<std::unique_ptr<models::Replica>>& replicas_;
-};
-
-// The caches of one deployment's replicas, indexed from 0 as its policy sees them.
-class DeploymentCacheOracle : public policies::CacheOracle {
- public:
-  DeploymentCacheOracle(const policies::CacheOracle& all, uint32_t offset)
-      : all_(all), offset_(offset) {}
-  uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
-    return all_.CachedPrefixBlocks(offset_ + replica, chain);
-  }
-
- private:
-  const policies::CacheOracle& all_;
-  uint32_t offset_;
-};
-
-// The waiting queues of one deployment's replicas, indexed from 0 as its
-// policy sees them.
-class DeploymentQueueView : public policies::QueueView {
- public:
-  DeploymentQueueView(const std::vector<std::unique_ptr<models::Replica>>& replicas,
-                      const models::RequestPool& pool, uint32_t offset)
-      : replicas_(replicas), pool_(pool), offset_(offset) {}
-  uint32_t QueuedCount(uint32_t replica) const override {
-    return replicas_[offset_ + replica]->waiting_count();
-  }
-  const models::Request* Queued(uint32_t replica, uint32_t i) const override {
-    const models::InFlightRequest& r = pool_[replicas_[offset_ + replica]->waiting_slot(i)];
-    return r.ever_admitted ? nullptr : &r.request;
-  }
-
- private:
-  const std::vector<std::unique_ptr<models::Replica>>& replicas_;
-  const models::RequestPool& pool_;
-  uint32_t offset_;
-};
-
 // A deployment: a contiguous range of replicas with its own policy instance.
 struct Deployment {
   uint32_t offset = 0;
@@ -105,7 +57,8 @@ struct Deployment {
 
 class ClusterSimulation : public models::ReplicaObserver {
  public:
-  ClusterSimulation(const Scenario& scenario, const PointSpec& spec)
+  ClusterSimulation(const Scenario& scenario, const PointSpec& spec,
+                    analysis::RequestRecorder* recorder)
       : scenario_(scenario),
         spec_(spec),
         profile_(scenario.resolved_profile),
@@ -113,23 +66,25 @@ class ClusterSimulation : public models::ReplicaObserver {
         end_of_arrivals_(FromSeconds(scenario.duration_s)),
         hard_stop_(FromSeconds(scenario.duration_s + scenario.drain_s)),
         warmup_(FromSeconds(scenario.warmup_s)),
-        workload_(
-            models::MakeRequestSource(scenario.workload, spec.seed, spec.qps, end_of_arrivals_)),
+        frontend_latency_(cost_model_->FrontendLatency()),
+        arrivals_(scenario.workload, spec.seed, spec.qps, end_of_arrivals_),
         metrics_(FromSeconds(scenario.warmup_s), scenario.replica_count(), scenario.slos,
-                 TopTenants(workload_->tenant_shares())),
+                 TopTenants(arrivals_.source().tenant_shares())),
+        recorder_(recorder),
         oracle_(replicas_),
         refresh_(FromSeconds(scenario.signal_refresh_s)),
-        deployment_rng_(spec.seed, "router.deployment"),
+        kv_blocks_(static_cast<uint32_t>(
+            scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks())),
+        router_(scenario, spec.seed, kv_blocks_, oracle_),
         timeline_(FromSeconds(scenario.series_interval_s)) {
     const uint32_t replicas = scenario.replica_count();
-    uint32_t kv_blocks = static_cast<uint32_t>(
-        scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks());
+    const uint32_t kv_blocks = kv_blocks_;
     loads_.resize(replicas);
     iteration_event_.assign(replicas, UINT64_MAX);
     seen_loads_.resize(replicas);
     for (uint32_t r = 0; r < replicas; ++r) {
       replicas_.push_back(std::make_unique<models::Replica>(r, *cost_model_, scenario.scheduler,
-                                                            kv_blocks, profile_.block_size_tokens,
+                                                            kv_blocks, profile_.ResolvedEngine().block_size_tokens,
                                                             pool_, loads_[r]));
     }
     const PolicySpec& point_policy = scenario.policies[spec.policy_index];
@@ -146,15 +101,15 @@ class ClusterSimulation : public models::ReplicaObserver {
       // the point's seed, so one deployment behaves as a plain cluster.
       context.seed = deployments_.empty() ? spec.seed : Combine(spec.seed, deployments_.size());
       context.cost_model = cost_model_.get();
-      context.block_size_tokens = profile_.block_size_tokens;
+      context.block_size_tokens = profile_.ResolvedEngine().block_size_tokens;
       context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
       context.kv_blocks_per_replica = kv_blocks;
-      for (double key_share : workload_->key_shares()) {
+      for (double key_share : arrivals_.source().key_shares()) {
         context.key_rates.push_back(key_share * spec.qps * share);
       }
-      context.true_key_rates = [source = workload_.get(), scale = spec.qps * share](
+      context.true_key_rates = [arrivals = &arrivals_, scale = spec.qps * share](
                                    Time t, std::vector<double>* rates) {
-        source->KeyLoadAt(t, rates);
+        arrivals->source().KeyLoadAt(t, rates);
         for (double& r : *rates) r *= scale;
       };
       // A deployment may run its own policy (a canary trying a new router);
@@ -173,21 +128,10 @@ class ClusterSimulation : public models::ReplicaObserver {
       deployments_.push_back(std::move(deployment));
       offset += d.replicas;
     }
-    if (deployments_.size() > 1 && scenario.lambda_h > 0 &&
-        scenario.deployment_hit_estimate == Scenario::HitEstimate::kRouter) {
-      for (const DeploymentSpec& d : scenario.deployments) {
-        const uint64_t blocks = std::min<uint64_t>(uint64_t{d.replicas} * kv_blocks, UINT32_MAX);
-        sent_.emplace_back(1, static_cast<uint32_t>(blocks), 0);
-      }
-    }
-    weights_.resize(deployments_.size());
-    hit_ratios_.resize(deployments_.size());
-    scratch_.resize(deployments_.size());
-    series_bucket_ = FromSeconds(scenario.series_interval_s);
   }
 
   analysis::PointResult Run() {
-    if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
+    arrivals_.Start(events_);
     for (uint32_t d = 0; d < deployments_.size(); ++d) {
       const Time interval = deployments_[d].interval;
       if (interval > 0 && interval < end_of_arrivals_)
@@ -212,7 +156,10 @@ class ClusterSimulation : public models::ReplicaObserver {
       timeline_.ObserveUntil(event.time, loads_);
       switch (event.kind) {
         case EventKind::kArrival:
-          OnArrival(event.time);
+          OnArrival(event);
+          break;
+        case EventKind::kEnqueue:
+          Enqueue(event.target, event.time);
           break;
         case EventKind::kIterationDone:
           // The iteration of a replica that failed meanwhile never finishes.
@@ -252,7 +199,9 @@ class ClusterSimulation : public models::ReplicaObserver {
     IntegrateInSystem(end_of_arrivals_);
     timeline_.ObserveUntil(events_.Now() + 1, loads_);  // the last event's instant too
     for (uint32_t slot = 0; slot < pool_.slot_count(); ++slot) {
-      if (pool_[slot].in_use) metrics_.OnUnfinished(pool_[slot]);
+      if (!pool_[slot].in_use) continue;
+      metrics_.OnUnfinished(pool_[slot]);
+      Record(slot, analysis::RequestRecord::Outcome::kUnfinished, kNever);
     }
 
     analysis::PointResult result;
@@ -275,7 +224,7 @@ class ClusterSimulation : public models::ReplicaObserver {
         }
         result.deployment_names.push_back(scenario_.deployments[d].name);
       }
-      result.deployment_series = std::move(series_);
+      result.deployment_series = router_.TakeSeries();
     }
     const double window = ToSeconds(end_of_arrivals_ - warmup_);
     result.mean_in_system = in_system_seconds_ / window;
@@ -291,11 +240,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     const models::InFlightRequest& r = pool_[slot];
     metrics_.OnAdmitted(r);
     timeline_.OnAdmitted(r.request.arrival, r.request.prompt_tokens, r.hit_tokens);
-    if (deployments_.size() > 1) {
-      analysis::DeploymentSample& sample = Sample(r.request.arrival, deployment_of_[r.replica]);
-      sample.prompt_tokens += r.request.prompt_tokens;
-      sample.hit_tokens += r.hit_tokens;
-    }
+    router_.OnAdmitted(r, deployment_of_[r.replica]);
   }
   void OnFirstToken(uint32_t slot, Time now) override {
     const models::InFlightRequest& r = pool_[slot];
@@ -306,7 +251,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     metrics_.OnCompleted(r, now);
     timeline_.OnCompleted(now);
     PolicyOf(r.replica).OnComplete(r.request, Local(r.replica), now);
-    pool_.Release(slot);
+    Release(slot, analysis::RequestRecord::Outcome::kCompleted, now);
   }
 
  private:
@@ -331,100 +276,103 @@ class ClusterSimulation : public models::ReplicaObserver {
     return replica - deployments_[deployment_of_[replica]].offset;
   }
 
-  // Seed 000's first level: P_d ∝ w_d(now)·2^(λ_h·H_d) over deployments with
-  // a healthy replica, H_d the request's best prefix hit ratio there (on its
-  // replicas' caches, or in the router's record of what it sent there). Returns
-  // deployments_.size() when no deployment with weight > 0 is up. One
-  // deployment takes every request without a draw.
-  uint32_t PickDeployment(const models::Request& request, Time now) {
-    const uint32_t count = static_cast<uint32_t>(deployments_.size());
-    const double now_s = ToSeconds(now);
-    const auto& chain = request.block_hashes;
-    for (uint32_t d = 0; d < count; ++d) {
-      const Deployment& dep = deployments_[d];
-      bool up = false;
-      uint32_t best = 0;
-      for (uint32_t r = dep.offset; r < dep.offset + dep.size; ++r) {
-        if (!loads_[r].healthy) continue;
-        up = true;
-        if (count > 1 && scenario_.lambda_h > 0 && !chain.empty() && sent_.empty()) {
-          best = std::max(best, oracle_.CachedPrefixBlocks(r, chain));
-        }
-      }
-      if (up && !sent_.empty()) best = sent_[d].Depth(0, chain, now);
-      weights_[d] = up ? scenario_.deployments[d].WeightAt(now_s) : 0;
-      hit_ratios_[d] =
-          chain.empty() ? 0 : static_cast<double>(best) / static_cast<double>(chain.size());
-    }
-    if (count == 1) return AnyHealthy() ? 0 : count;  // its weight does not matter
-    return static_cast<uint32_t>(policies::ChooseDeployment(
-        weights_, hit_ratios_, scenario_.lambda_h, deployment_rng_, scratch_));
-  }
-
-  // Counts the request for deployment d, and for each deployment whether the
-  // prompt was wholly cached elsewhere (hit_ratios_ are this request's).
-  void RecordChoice(Time arrival, uint32_t chosen) {
-    ++Sample(arrival, chosen).requests;
-    for (uint32_t d = 0; d < deployments_.size(); ++d) {
-      bool elsewhere = false;
-      for (uint32_t o = 0; o < deployments_.size(); ++o) elsewhere |= o != d && hit_ratios_[o] == 1;
-      if (!elsewhere) continue;
-      analysis::DeploymentSample& sample = Sample(arrival, d);
-      ++sample.hit_elsewhere;
-      if (d == chosen) ++sample.hit_elsewhere_taken;
-      if (hit_ratios_[d] > 0) continue;
-      ++sample.cold_hit_elsewhere;
-      if (d == chosen) ++sample.cold_hit_elsewhere_taken;
-    }
-  }
-
-  analysis::DeploymentSample& Sample(Time arrival, uint32_t d) {
-    const uint64_t bucket = static_cast<uint64_t>(arrival / series_bucket_);
-    const size_t index = bucket * deployments_.size() + d;
-    while (series_.size() <= index) {
-      analysis::DeploymentSample sample;
-      sample.deployment = static_cast<uint32_t>(series_.size() % deployments_.size());
-      sample.start_s =
-          static_cast<double>(series_.size() / deployments_.size()) * scenario_.series_interval_s;
-      series_.push_back(sample);
-    }
-    return series_[index];
-  }
-
-  void OnArrival(Time now) {
-    uint32_t slot = pool_.Acquire();
+  void OnArrival(const Event& event) {
+    const uint32_t slot = pool_.Acquire();
     models::InFlightRequest& r = pool_[slot];
-    std::swap(r.request, next_request_);  // swaps buffers: no allocation in steady state
+    if (tags_.size() <= slot) tags_.resize(slot + 1);
+    if (!arrivals_.Arrive(event, &r.request, &tags_[slot], events_)) {
+      pool_.Release(slot);
+      return;
+    }
     metrics_.OnArrival(r.request);
     timeline_.OnArrival(r.request.arrival);
-    Dispatch(slot, now);
-    if (workload_->Next(&next_request_)) events_.Push(next_request_.arrival, EventKind::kArrival);
+    Dispatch(slot, event.time);
   }
 
-  // Routes the request in `slot` and queues it on the chosen replica.
+  // Routes the request in `slot`; it reaches the chosen replica's engine once
+  // it has passed the serving front end.
   void Dispatch(uint32_t slot, Time now) {
     models::InFlightRequest& r = pool_[slot];
-    const uint32_t d = PickDeployment(r.request, now);
-    if (d == deployments_.size()) {
+    const uint32_t d = router_.Pick(r.request, now, loads_);
+    if (d == router_.count()) {
       metrics_.OnFailed(r.request);
-      pool_.Release(slot);
+      Release(slot, analysis::RequestRecord::Outcome::kFailed, now);
       return;
     }
     Deployment& dep = deployments_[d];
     const uint32_t local = dep.policy->Route(r.request, View(now, d));
-    const uint32_t target = dep.offset + local;
-    r.replica = target;
-    if (deployments_.size() > 1) RecordChoice(r.request.arrival, d);
-    if (replicas_[target]->Enqueue(slot)) {
+    r.replica = dep.offset + local;
+    router_.OnRouted(r.request, d);
+    if (frontend_latency_ > 0) {
+      events_.Push(now + frontend_latency_, EventKind::kEnqueue, slot);
+    } else {
+      Enqueue(slot, now);
+    }
+  }
+
+  // Queues the request in `slot` on the replica it was routed to.
+  void Enqueue(uint32_t slot, Time now) {
+    models::InFlightRequest& r = pool_[slot];
+    const uint32_t d = deployment_of_[r.replica];
+    Deployment& dep = deployments_[d];
+    const uint32_t local = Local(r.replica);
+    if (!loads_[r.replica].healthy) {  // it failed while the request was in the front end
+      OnLost(slot, now);
+      return;
+    }
+    if (replicas_[r.replica]->Enqueue(slot)) {
       dep.policy->OnDispatch(r.request, local, now);
-      if (!sent_.empty()) sent_[d].Record(0, r.request.block_hashes, now);
-      metrics_.OnDispatched(r.request, target);
-      StartIteration(target, now);
+      router_.OnQueued(r.request, d, now);
+      metrics_.OnDispatched(r.request, r.replica);
+      StartIteration(r.replica, now);
       ApplyMoves(d, now);
     } else {
       metrics_.OnRejected(r.request);
-      pool_.Release(slot);
+      Release(slot, analysis::RequestRecord::Outcome::kRejected, now);
     }
+  }
+
+  // A request whose replica is lost is retried on another one up to the
+  // scenario's retry limit, else failed.
+  void OnLost(uint32_t slot, Time now) {
+    models::InFlightRequest& r = pool_[slot];
+    if (r.retries >= scenario_.retry_limit) {
+      metrics_.OnFailed(r.request);
+      Release(slot, analysis::RequestRecord::Outcome::kFailed, now);
+      return;
+    }
+    ++r.retries;
+    metrics_.OnRetried(r.request);
+    Dispatch(slot, now);
+  }
+
+  // The request in `slot` is done with: its record goes out, its client (in
+  // closed loop) may send the next one, and the slot is freed.
+  void Release(uint32_t slot, analysis::RequestRecord::Outcome outcome, Time now) {
+    Record(slot, outcome, now);
+    const ArrivalTag tag = tags_[slot];
+    pool_.Release(slot);
+    arrivals_.OnDone(tag, now, pool_.in_flight(), events_);
+  }
+
+  void Record(uint32_t slot, analysis::RequestRecord::Outcome outcome, Time now) {
+    if (recorder_ == nullptr) return;
+    const models::InFlightRequest& r = pool_[slot];
+    analysis::RequestRecord record;
+    record.outcome = outcome;
+    record.id = r.request.id;
+    record.stage = tags_[slot].stage;
+    record.client = tags_[slot].client;
+    record.arrival = r.request.arrival;
+    record.first_token = r.first_token_time;
+    record.completed = outcome == analysis::RequestRecord::Outcome::kCompleted ? now : kNever;
+    record.replica = r.replica;
+    record.prompt_tokens = r.request.prompt_tokens;
+    record.output_tokens = r.request.output_tokens;
+    record.hit_tokens = r.hit_tokens;
+    record.preemptions = r.preemptions;
+    record.retries = r.retries;
+    recorder_->OnRequest(record);
   }
 
   // The queued requests deployment d's policy moves after a dispatch. A moved
@@ -445,7 +393,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       r.replica = to;
       if (!replicas_[to]->Enqueue(slot)) {  // replicas share one pool size: cannot happen
         metrics_.OnRejected(r.request);
-        pool_.Release(slot);
+        Release(slot, analysis::RequestRecord::Outcome::kRejected, now);
         continue;
       }
       dep.policy->OnDispatch(r.request, move.to, now);
@@ -463,24 +411,9 @@ class ClusterSimulation : public models::ReplicaObserver {
     dropped_.clear();
     replicas_[replica]->Fail(now, &dropped_);
     for (uint32_t slot : dropped_) {
-      models::InFlightRequest& r = pool_[slot];
-      PolicyOf(replica).OnComplete(r.request, Local(replica), now);  // it no longer runs there
-      if (r.retries >= scenario_.retry_limit) {
-        metrics_.OnFailed(r.request);
-        pool_.Release(slot);
-        continue;
-      }
-      ++r.retries;
-      metrics_.OnRetried(r.request);
-      Dispatch(slot, now);
+      PolicyOf(replica).OnComplete(pool_[slot].request, Local(replica), now);  // it no longer runs there
+      OnLost(slot, now);
     }
-  }
-
-  bool AnyHealthy() const {
-    for (const models::ReplicaLoad& load : loads_) {
-      if (load.healthy) return true;
-    }
-    return false;
   }
 
   double TotalHeldBlockSeconds(Time now) const {
@@ -520,8 +453,11 @@ class ClusterSimulation : public models::ReplicaObserver {
   Time last_integrated_ = 0;
   double in_system_seconds_ = 0;
   double held_block_seconds_ = 0;
-  std::unique_ptr<models::RequestSource> workload_;
+  Time frontend_latency_;  // API server, tokenisation, streaming (cost model)
+  ArrivalDriver arrivals_;
   analysis::PointMetricsCollector metrics_;
+  analysis::RequestRecorder* recorder_;  // may be null
+  std::vector<ArrivalTag> tags_;         // per pool slot: where its request came from
   models::RequestPool pool_;
   std::vector<models::ReplicaLoad> loads_;
   std::vector<std::unique_ptr<models::Replica>> replicas_;
@@ -531,24 +467,19 @@ class ClusterSimulation : public models::ReplicaObserver {
   ReplicaCacheOracle oracle_;
   Time refresh_;                                 // signal poll period; 0 = live
   std::vector<models::ReplicaLoad> seen_loads_;  // the router's last poll
+  uint32_t kv_blocks_;  // per replica
+  DeploymentRouter router_;
   std::vector<Deployment> deployments_;
   std::vector<uint32_t> deployment_of_;  // per replica
-  RandomStream deployment_rng_;
-  std::vector<double> weights_, hit_ratios_, scratch_;  // per deployment, per request
-  // deployment_hit_estimate: router: per deployment, the blocks the router sent
-  // there (one LRU of its total KV blocks); empty otherwise.
-  std::vector<policies::RouterPrefixIndex> sent_;
   analysis::TimeSeriesRecorder timeline_;
-  Time series_bucket_ = 0;
-  std::vector<analysis::DeploymentSample> series_;  // bucket-major, then deployment
   EventQueue events_;
-  models::Request next_request_;
 };
 
 }  // namespace
 
-analysis::PointResult RunPoint(const Scenario& scenario, const PointSpec& spec) {
-  ClusterSimulation simulation(scenario, spec);
+analysis::PointResult RunPoint(const Scenario& scenario, const PointSpec& spec,
+                               analysis::RequestRecorder* recorder) {
+  ClusterSimulation simulation(scenario, spec, recorder);
   return simulation.Run();
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "analysis/point_metrics.h"
+#include "analysis/request_record.h"
 #include "sim/runner/scenario.h"
 
 namespace kvroute::sim {
@@ -20,7 +21,9 @@ struct PointSpec {
 };
 
 // Deterministic: the same scenario and spec give a bit-identical result.
-analysis::PointResult RunPoint(const Scenario& scenario, const PointSpec& spec);
+// `recorder`, if given, receives a record of every request.
+analysis::PointResult RunPoint(const Scenario& scenario, const PointSpec& spec,
+                               analysis::RequestRecorder* recorder = nullptr);
 
 }  // namespace kvroute::sim
 

@@ -26,8 +26,8 @@ void PrintProfile(std::ostream& out, const models::Profile& p, bool markdown) {
   out << (markdown ? "" : "  ") << p.description << ". Weights "
       << analysis::FormatNumber("%.1f", p.WeightBytes() / 1e9) << " GB, KV "
       << p.KvBytesPerToken() / 1024 << " KiB per token, KV pool "
-      << analysis::FormatNumber("%.1f", std::max(0.0, p.KvPoolBytes()) / gib)
-      << " GiB = " << p.KvCapacityBlocks() << " blocks of " << p.block_size_tokens
+      << analysis::FormatNumber("%.1f", std::max(0.0, p.KvPoolBytesPerGpu() * p.tensor_parallel) / gib)
+      << " GiB = " << p.KvCapacityBlocks() << " blocks of " << p.ResolvedEngine().block_size_tokens
       << " tokens per destination.\n";
   if (p.calibration.empty()) {
     out << (markdown ? "\n" : "  ") << "No calibration points: uncalibrated (see " << p.file

@@ -285,6 +285,12 @@ void ParseCluster(MapReader& top, Scenario* s) {
     }
     s->deployments.push_back(spec);
   }
+  // vLLM's engine defaults for the profile's GPU (models/engine.h), unless
+  // the scenario sets its own.
+  const models::EngineSettings engine = s->resolved_profile.ResolvedEngine();
+  s->scheduler.max_num_batched_tokens = engine.max_num_batched_tokens;
+  s->scheduler.max_num_seqs = engine.max_num_seqs;
+  s->scheduler.cache_generated_tokens = engine.cache_generated_tokens;
   if (YAML::Node sched = cluster.Take("scheduler"); sched.IsDefined()) {
     MapReader m(cluster.ctx(), sched, "cluster.scheduler");
     s->scheduler.max_num_batched_tokens = static_cast<int>(
@@ -783,7 +789,7 @@ Scenario Parse(const std::string& text, const std::string& source,
   ParseSlos(top, &s);
   ParseFailures(top, &s);
   top.Finish();
-  s.workload.block_size_tokens = s.resolved_profile.block_size_tokens;
+  s.workload.block_size_tokens = s.resolved_profile.ResolvedEngine().block_size_tokens;
 
   YAML::Emitter emitter;
   emitter << root;

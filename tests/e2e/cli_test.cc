@@ -163,7 +163,7 @@ TEST(CliTest, WorkloadStatsPrintsEveryFigure) {
   ASSERT_EQ(o.status, 0) << o.err;
   for (const char* pattern :
        {R"(\nrequests +[0-9]+ over 240\.0 s \(2[0-9.]+ QPS\)\n)", R"(\nideal hit rate +[0-9.]+%)",
-        R"(\nLRU hit rate +[0-9.]+% with one cache of 24766 blocks)",
+        R"(\nLRU hit rate +[0-9.]+% with one cache of 27140 blocks)",
         R"(\nseen within 1800 +s [0-9.]+%)", R"(\nreading +[^\n]+)"}) {
     EXPECT_TRUE(std::regex_search(o.out, std::regex(pattern))) << pattern << "\n" << o.out;
   }

@@ -40,7 +40,7 @@ class Driver : public ReplicaObserver {
 
 TEST(AllocationTest, SteadyStateRequestsDoNotAllocate) {
   Profile profile = FindProfile("h100-llama3.1-8b-bf16");
-  RooflineCostModel cost(profile);
+  PhysicalCostModel cost(profile);
   Driver driver;
   ReplicaLoad load;
   Replica replica(0, cost, SchedulerConfig{}, 6000, 16, driver.pool, load);

@@ -7,7 +7,6 @@
 #include <cmath>
 
 #include "models/cost_model.h"
-#include "sim/core/yaml_map.h"
 
 namespace kvroute::models {
 namespace {
@@ -53,15 +52,6 @@ TEST(ProfileTest, BuiltinsCoverTheProfilesTheSeedsNeed) {
   }
 }
 
-TEST(ProfileTest, KvCapacityFollowsMemoryMinusWeights) {
-  Profile p = FindProfile("h100x2-llama3.3-70b-fp8");
-  // 70.55e9 fp8 parameters; 2 GPUs x (80 GB x 0.95 - 2 GB); 160 KiB per token.
-  EXPECT_NEAR(p.model.TotalParams(), 70.55e9, 0.01e9);
-  EXPECT_EQ(p.KvBytesPerToken(), 163840);
-  double pool = 2 * (80e9 * 0.95 - 2e9) - p.model.TotalParams();
-  EXPECT_EQ(p.KvCapacityBlocks(), static_cast<int64_t>(std::floor(pool / 163840 / 16)));
-}
-
 // seed 003 §9.1: fp16 doubles the bytes of every KV token (half the tokens in
 // the same room) and of every weight, and every token is slower.
 TEST(ProfileTest, Fp16HalvesKvRoomAndSlowsTokensAgainstFp8) {
@@ -75,45 +65,9 @@ TEST(ProfileTest, Fp16HalvesKvRoomAndSlowsTokensAgainstFp8) {
   BatchShape decode, prefill;
   for (int i = 0; i < 32; ++i) decode.AddDecode(2000);
   prefill.AddPrefillChunk(0, 4096);
-  RooflineCostModel m8(fp8), m16(fp16);
+  PhysicalCostModel m8(fp8), m16(fp16);
   EXPECT_GT(m16.IterationTime(decode), m8.IterationTime(decode));
   EXPECT_GT(m16.IterationTime(prefill), m8.IterationTime(prefill));
-}
-
-TEST(ProfileTest, TensorParallelSplitsTheWorkAndAddsAllReduce) {
-  Profile tp1 = FindProfile("h100-qwen2.5-32b-bf16");
-  Profile tp2 = FindProfile("h100x2-qwen2.5-32b-bf16");
-  RooflineCostModel m1(tp1), m2(tp2);
-  EXPECT_LT(m2.LinearSeconds(4096), m1.LinearSeconds(4096));
-  EXPECT_GT(tp2.KvCapacityBlocks(), 2 * tp1.KvCapacityBlocks());  // weights split across two GPUs
-}
-
-TEST(ProfileTest, MalformedProfileNamesLineAndKey) {
-  std::string text = R"(name: x
-hardware: {peak_flops_16bit: 1e15, hbm_bytes_per_s: 3e12, memory_bytes: 80e9}
-model: {layers: 2, hidden: 64, heads: 2, kv_heads: 1, head_dim: 32, ffn: 128, vocab: 100}
-efficiency: {linear_compute: 0.5, linear_memory: 0.5, attention_compute: 0.5, attention_memory: 0.5}
-calibration:
-  points:
-    - {kind: linear, tokens: 1, ms: 1}
-)";
-  try {
-    ParseProfile(text, "p.yaml");
-    FAIL() << "a point without a source was accepted";
-  } catch (const sim::YamlError& e) {
-    EXPECT_NE(std::string(e.what()).find("p.yaml:7: key 'calibration.points[0].source'"),
-              std::string::npos)
-        << e.what();
-  }
-  std::string typo = text.substr(0, text.find("calibration:")) + "weigth_dtype: fp8\n";
-  try {
-    ParseProfile(typo, "p.yaml");
-    FAIL() << "a misspelled key was accepted";
-  } catch (const sim::YamlError& e) {
-    EXPECT_NE(std::string(e.what()).find("p.yaml:5: key 'weigth_dtype': unknown key"),
-              std::string::npos)
-        << e.what();
-  }
 }
 
 }  // namespace

@@ -1,0 +1,108 @@
+#include "sim/runner/arrival_driver.h"
+
+#include <stdexcept>
+#include <utility>
+
+namespace kvroute::sim {
+
+ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed, double qps,
+                             Time end)
+    : config_(config), seed_(seed), qps_(qps), end_(end) {
+  if (config.closed_loop.clients > 0 && !config.stages.empty()) {
+    throw std::invalid_argument("closed-loop clients and load stages cannot be combined");
+  }
+  if (config.closed_loop.clients > 0) {
+    mode_ = Mode::kClosed;
+    // The workload's own times are ignored: it only orders the content.
+    source_ = models::MakeRequestSource(config, seed, 1.0, kNever);
+    for (uint32_t c = 0; c < config.closed_loop.clients; ++c) {
+      think_rng_.emplace_back(seed, "workload.closed_loop.think", c);
+    }
+  } else if (!config.stages.empty()) {
+    mode_ = Mode::kStaged;
+  } else {
+    source_ = models::MakeRequestSource(config, seed, qps, end);
+  }
+}
+
+void ArrivalDriver::Start(EventQueue& events) {
+  switch (mode_) {
+    case Mode::kOpen:
+      has_next_ = source_->Next(&next_);
+      if (has_next_) events.Push(next_.arrival, EventKind::kArrival);
+      break;
+    case Mode::kClosed:
+      for (uint32_t c = 0; c < config_.closed_loop.clients; ++c) {
+        events.Push(0, EventKind::kArrival, c);
+      }
+      break;
+    case Mode::kStaged:
+      StartStage(0, 0, events);
+      break;
+  }
+}
+
+// inference_perf/loadgen/load_timer.py: n i.i.d. exponential gaps rescaled to
+// sum to the stage's duration. The stage's own stream makes the times the
+// same whatever happened in earlier stages.
+void ArrivalDriver::StartStage(uint32_t stage, Time start, EventQueue& events) {
+  stage_ = stage;
+  const models::LoadStage& s = config_.stages[stage];
+  const uint64_t n = s.requests > 0 ? s.requests
+                                    : static_cast<uint64_t>(s.qps * s.duration_s);
+  RandomStream rng(seed_, "workload.stage_arrivals", stage);
+  std::vector<double> sums(n);
+  double sum = 0;
+  for (uint64_t i = 0; i < n; ++i) sums[i] = sum += rng.Exponential(1.0);
+  stage_times_.resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    stage_times_[i] = start + FromSeconds(s.duration_s * sums[i] / sum);
+  }
+  stage_next_ = 0;
+  // Each stage restarts the workload's count (inference-perf's prompt counter).
+  source_ = models::MakeRequestSource(config_, seed_, s.qps > 0 ? s.qps : 1.0, kNever);
+  if (n > 0) events.Push(stage_times_[0], EventKind::kArrival);
+}
+
+bool ArrivalDriver::Arrive(const Event& event, models::Request* out, ArrivalTag* tag,
+                           EventQueue& events) {
+  *tag = ArrivalTag{};
+  switch (mode_) {
+    case Mode::kOpen:
+      if (!has_next_) return false;
+      std::swap(*out, next_);  // swaps buffers: no allocation in steady state
+      has_next_ = source_->Next(&next_);
+      if (has_next_) events.Push(next_.arrival, EventKind::kArrival);
+      return true;
+    case Mode::kClosed:
+      if (!source_->Next(out)) return false;
+      out->arrival = event.time;
+      tag->client = event.target;
+      ++issued_;
+      return true;
+    case Mode::kStaged:
+      if (!source_->Next(out)) return false;
+      out->arrival = event.time;
+      tag->stage = stage_;
+      if (++stage_next_ < stage_times_.size()) {
+        events.Push(stage_times_[stage_next_], EventKind::kArrival);
+      }
+      return true;
+  }
+  return false;
+}
+
+void ArrivalDriver::OnDone(const ArrivalTag& tag, Time now, size_t in_flight,
+                           EventQueue& events) {
+  if (mode_ == Mode::kClosed && tag.client != ArrivalTag::kNoClient) {
+    const models::ClosedLoopConfig& c = config_.closed_loop;
+    if (c.max_requests > 0 && issued_ >= c.max_requests) return;
+    const Time next = now + FromSeconds(c.think_time_s.Sample(think_rng_[tag.client]));
+    if (next < end_) events.Push(next, EventKind::kArrival, tag.client);
+  } else if (mode_ == Mode::kStaged && stage_next_ == stage_times_.size() && in_flight == 0 &&
+             stage_ + 1 < config_.stages.size()) {
+    StartStage(stage_ + 1, now + FromSeconds(config_.stage_gap_s), events);
+  }
+}
+
+}  // namespace kvroute::sim

@@ -1,0 +1,77 @@
+// Where a simulation's requests come from and when (DESIGN.md, "Randomness"):
+//  - open loop: the workload's own arrival times (the unit-rate process scaled
+//    by the load, or a trace's timestamps);
+//  - closed loop (workload.closed_loop): N clients, each sending its next
+//    request think time after its previous one is done with;
+//  - load stages (workload.stages): a Poisson process conditioned on each
+//    stage's count, the next stage starting once the system has drained.
+// Request content always comes from the workload in its own order, so the
+// request stream stays common to every policy; in closed loop and stages
+// only the timing depends on the simulation.
+#ifndef KVROUTE_SIM_RUNNER_ARRIVAL_DRIVER_H_
+#define KVROUTE_SIM_RUNNER_ARRIVAL_DRIVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "models/request_source.h"
+#include "models/workload.h"
+#include "sim/core/event_queue.h"
+#include "sim/core/random_stream.h"
+
+namespace kvroute::sim {
+
+// Where an arrived request came from: its closed-loop client and load stage.
+struct ArrivalTag {
+  static constexpr uint32_t kNoClient = UINT32_MAX;
+  uint32_t client = kNoClient;
+  uint32_t stage = 0;
+};
+
+class ArrivalDriver {
+ public:
+  // Open-loop arrivals stop at `end`; closed-loop clients send nothing from
+  // `end` on. Throws std::invalid_argument for combinations it cannot run.
+  ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed, double qps, Time end);
+
+  // The workload (of the current stage): key shares, segments, true rates.
+  const models::RequestSource& source() const { return *source_; }
+
+  // Pushes the first arrivals.
+  void Start(EventQueue& events);
+
+  // At a kArrival event: fills `out` with the request arriving now and `tag`
+  // with where it came from, and pushes the next arrival that follows from
+  // the workload alone. False when nothing arrives (the workload ran out).
+  bool Arrive(const Event& event, models::Request* out, ArrivalTag* tag, EventQueue& events);
+
+  // The request tagged `tag` is done with at `now` (completed, rejected or
+  // failed), leaving `in_flight` requests in the system.
+  void OnDone(const ArrivalTag& tag, Time now, size_t in_flight, EventQueue& events);
+
+ private:
+  enum class Mode { kOpen, kClosed, kStaged };
+
+  void StartStage(uint32_t stage, Time start, EventQueue& events);
+
+  models::WorkloadConfig config_;
+  uint64_t seed_;
+  double qps_;
+  Time end_;
+  Mode mode_ = Mode::kOpen;
+  std::unique_ptr<models::RequestSource> source_;
+  models::Request next_;  // open loop: the next request, already drawn
+  bool has_next_ = false;
+  // Closed loop.
+  std::vector<RandomStream> think_rng_;  // per client
+  uint64_t issued_ = 0;
+  // Stages.
+  uint32_t stage_ = 0;
+  std::vector<Time> stage_times_;  // arrival times of the current stage
+  size_t stage_next_ = 0;
+};
+
+}  // namespace kvroute::sim
+
+#endif  // KVROUTE_SIM_RUNNER_ARRIVAL_DRIVER_H_

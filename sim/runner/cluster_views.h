@@ -1,0 +1,62 @@
+// Read-only views of the replicas that policies are given (policies/policy.h):
+// the exact prefix caches and the waiting queues, of all replicas or of one
+// deployment's, indexed from 0 as its policy sees them.
+#ifndef KVROUTE_SIM_RUNNER_CLUSTER_VIEWS_H_
+#define KVROUTE_SIM_RUNNER_CLUSTER_VIEWS_H_
+
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "models/replica.h"
+#include "policies/policy.h"
+
+namespace kvroute::sim {
+
+class ReplicaCacheOracle : public policies::CacheOracle {
+ public:
+  explicit ReplicaCacheOracle(const std::vector<std::unique_ptr<models::Replica>>& replicas)
+      : replicas_(replicas) {}
+  uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
+    return replicas_[replica]->kv_cache().MatchPrefix(chain);
+  }
+
+ private:
+  const std::vector<std::unique_ptr<models::Replica>>& replicas_;
+};
+
+class DeploymentCacheOracle : public policies::CacheOracle {
+ public:
+  DeploymentCacheOracle(const policies::CacheOracle& all, uint32_t offset)
+      : all_(all), offset_(offset) {}
+  uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
+    return all_.CachedPrefixBlocks(offset_ + replica, chain);
+  }
+
+ private:
+  const policies::CacheOracle& all_;
+  uint32_t offset_;
+};
+
+class DeploymentQueueView : public policies::QueueView {
+ public:
+  DeploymentQueueView(const std::vector<std::unique_ptr<models::Replica>>& replicas,
+                      const models::RequestPool& pool, uint32_t offset)
+      : replicas_(replicas), pool_(pool), offset_(offset) {}
+  uint32_t QueuedCount(uint32_t replica) const override {
+    return replicas_[offset_ + replica]->waiting_count();
+  }
+  const models::Request* Queued(uint32_t replica, uint32_t i) const override {
+    const models::InFlightRequest& r = pool_[replicas_[offset_ + replica]->waiting_slot(i)];
+    return r.ever_admitted ? nullptr : &r.request;
+  }
+
+ private:
+  const std::vector<std::unique_ptr<models::Replica>>& replicas_;
+  const models::RequestPool& pool_;
+  uint32_t offset_;
+};
+
+}  // namespace kvroute::sim
+
+#endif  // KVROUTE_SIM_RUNNER_CLUSTER_VIEWS_H_

@@ -1,0 +1,101 @@
+#include "sim/runner/deployment_router.h"
+
+#include <algorithm>
+
+#include "policies/deployment_choice.h"
+
+namespace kvroute::sim {
+
+DeploymentRouter::DeploymentRouter(const Scenario& scenario, uint64_t seed, uint32_t kv_blocks,
+                                   const policies::CacheOracle& oracle)
+    : scenario_(scenario),
+      oracle_(oracle),
+      rng_(seed, "router.deployment"),
+      bucket_(FromSeconds(scenario.series_interval_s)) {
+  uint32_t offset = 0;
+  for (const DeploymentSpec& d : scenario.deployments) {
+    offsets_.push_back(offset);
+    sizes_.push_back(d.replicas);
+    offset += d.replicas;
+  }
+  if (count() > 1 && scenario.lambda_h > 0 &&
+      scenario.deployment_hit_estimate == Scenario::HitEstimate::kRouter) {
+    for (const DeploymentSpec& d : scenario.deployments) {
+      const uint64_t blocks = std::min<uint64_t>(uint64_t{d.replicas} * kv_blocks, UINT32_MAX);
+      sent_.emplace_back(1, static_cast<uint32_t>(blocks), 0);
+    }
+  }
+  weights_.resize(count());
+  hit_ratios_.resize(count());
+  scratch_.resize(count());
+}
+
+uint32_t DeploymentRouter::Pick(const models::Request& request, Time now,
+                                std::span<const models::ReplicaLoad> loads) {
+  const uint32_t n = count();
+  const double now_s = ToSeconds(now);
+  const auto& chain = request.block_hashes;
+  bool any_up = false;
+  for (uint32_t d = 0; d < n; ++d) {
+    bool up = false;
+    uint32_t best = 0;
+    for (uint32_t r = offsets_[d]; r < offsets_[d] + sizes_[d]; ++r) {
+      if (!loads[r].healthy) continue;
+      up = true;
+      if (n > 1 && scenario_.lambda_h > 0 && !chain.empty() && sent_.empty()) {
+        best = std::max(best, oracle_.CachedPrefixBlocks(r, chain));
+      }
+    }
+    any_up |= up;
+    if (up && !sent_.empty()) best = sent_[d].Depth(0, chain, now);
+    weights_[d] = up ? scenario_.deployments[d].WeightAt(now_s) : 0;
+    hit_ratios_[d] =
+        chain.empty() ? 0 : static_cast<double>(best) / static_cast<double>(chain.size());
+  }
+  if (n == 1) return any_up ? 0 : n;  // its weight does not matter
+  return static_cast<uint32_t>(
+      policies::ChooseDeployment(weights_, hit_ratios_, scenario_.lambda_h, rng_, scratch_));
+}
+
+// Counts the request for deployment `chosen`, and for each deployment whether
+// the prompt was wholly cached elsewhere (hit_ratios_ are this request's).
+void DeploymentRouter::OnRouted(const models::Request& request, uint32_t chosen) {
+  if (count() == 1) return;
+  ++Sample(request.arrival, chosen).requests;
+  for (uint32_t d = 0; d < count(); ++d) {
+    bool elsewhere = false;
+    for (uint32_t o = 0; o < count(); ++o) elsewhere |= o != d && hit_ratios_[o] == 1;
+    if (!elsewhere) continue;
+    analysis::DeploymentSample& sample = Sample(request.arrival, d);
+    ++sample.hit_elsewhere;
+    if (d == chosen) ++sample.hit_elsewhere_taken;
+    if (hit_ratios_[d] > 0) continue;
+    ++sample.cold_hit_elsewhere;
+    if (d == chosen) ++sample.cold_hit_elsewhere_taken;
+  }
+}
+
+void DeploymentRouter::OnQueued(const models::Request& request, uint32_t d, Time now) {
+  if (!sent_.empty()) sent_[d].Record(0, request.block_hashes, now);
+}
+
+void DeploymentRouter::OnAdmitted(const models::InFlightRequest& r, uint32_t d) {
+  if (count() == 1) return;
+  analysis::DeploymentSample& sample = Sample(r.request.arrival, d);
+  sample.prompt_tokens += r.request.prompt_tokens;
+  sample.hit_tokens += r.hit_tokens;
+}
+
+analysis::DeploymentSample& DeploymentRouter::Sample(Time arrival, uint32_t d) {
+  const uint64_t bucket = static_cast<uint64_t>(arrival / bucket_);
+  const size_t index = bucket * count() + d;
+  while (series_.size() <= index) {
+    analysis::DeploymentSample sample;
+    sample.deployment = static_cast<uint32_t>(series_.size() % count());
+    sample.start_s = static_cast<double>(series_.size() / count()) * scenario_.series_interval_s;
+    series_.push_back(sample);
+  }
+  return series_[index];
+}
+
+}  // namespace kvroute::sim
