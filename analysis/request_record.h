@@ -14,9 +14,9 @@ struct RequestRecord {
   enum class Outcome { kCompleted, kRejected, kFailed, kUnfinished };
   Outcome outcome = Outcome::kCompleted;
   uint64_t id = 0;
-  uint32_t stage = 0;             // load stage (0 without stages)
-  uint32_t client = UINT32_MAX;   // closed-loop client, or UINT32_MAX
-  sim::Time arrival = 0;          // reached the router
+  uint32_t stage = 0;                   // load stage (0 without stages)
+  uint32_t client = UINT32_MAX;         // closed-loop client, or UINT32_MAX
+  sim::Time arrival = 0;                // reached the router
   sim::Time first_token = sim::kNever;  // as the client sees it
   sim::Time completed = sim::kNever;    // as the client sees it
   uint32_t replica = 0;

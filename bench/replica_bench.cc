@@ -26,7 +26,7 @@ class Recycler : public ReplicaObserver {
     r.id = next_id_++;
     r.prompt_tokens = 512;
     r.output_tokens = 256;
-    replica->Enqueue(slot);
+    replica->Enqueue(slot, 0);
   }
   Replica* replica = nullptr;
 

@@ -89,12 +89,12 @@ std::string CalibrationPoint::Describe() const {
 void ParseCalibration(sim::YamlMap c, Profile* p) {
   p->calibration_tolerance = c.Number("tolerance", 0.15, 0, 0.25);
   p->calibration = ParsePoints(c.source(), c.Take("points"), c.Child("points"), true);
-  for (CalibrationPoint& x : ParsePoints(c.source(), c.Take("excluded"), c.Child("excluded"), false)) {
+  for (CalibrationPoint& x :
+       ParsePoints(c.source(), c.Take("excluded"), c.Child("excluded"), false)) {
     p->calibration.push_back(x);
   }
   c.Finish();
 }
-
 
 std::vector<CalibrationResult> EvaluateCalibration(const Profile& profile) {
   std::vector<CalibrationResult> results;

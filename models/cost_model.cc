@@ -71,8 +71,7 @@ IterationBreakdown PhysicalCostModel::Breakdown(const BatchShape& batch) const {
   }
   b.launch = m.layers * e.layer_overhead_s;
   b.cpu = e.step_overhead_s + static_cast<double>(batch.sequences) * e.sequence_overhead_s;
-  const double gpu =
-      b.linear + b.prefill_attention + b.decode_attention + b.allreduce + b.launch;
+  const double gpu = b.linear + b.prefill_attention + b.decode_attention + b.allreduce + b.launch;
   b.total = async_scheduling_ ? std::max(gpu, b.cpu) : gpu + b.cpu;
   return b;
 }

@@ -44,7 +44,8 @@ BatchDefaults VllmBatchDefaults(const Gpu& gpu, EntryPoint entry_point) {
 
 EngineSettings ResolveEngine(EngineSettings settings, const Gpu& gpu) {
   const BatchDefaults d = VllmBatchDefaults(gpu, settings.entry_point);
-  if (settings.max_num_batched_tokens == 0) settings.max_num_batched_tokens = d.max_num_batched_tokens;
+  if (settings.max_num_batched_tokens == 0)
+    settings.max_num_batched_tokens = d.max_num_batched_tokens;
   if (settings.max_num_seqs == 0) {
     // vLLM caps a defaulted max_num_seqs at the token budget
     // (arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args).

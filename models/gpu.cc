@@ -72,12 +72,12 @@ Gpu ParseGpu(const YAML::Node& root, const std::string& source, const std::vecto
       valid += (valid.empty() ? "" : ", ") + l.name;
     }
     if (from == nullptr) {
-      eff.Fail("borrow", "no GPU '" + name + "' to borrow efficiencies from (valid: " + valid +
-                             ")");
+      eff.Fail("borrow",
+               "no GPU '" + name + "' to borrow efficiencies from (valid: " + valid + ")");
     }
     g.efficiency = from->efficiency;
-    g.efficiency_source = "borrowed from " + name + " (no measurement of this GPU): " +
-                          eff.String("reason", "");
+    g.efficiency_source =
+        "borrowed from " + name + " (no measurement of this GPU): " + eff.String("reason", "");
   } else {
     g.efficiency = ParseEfficiency(eff);
     eff.Required("fitted_on");

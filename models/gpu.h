@@ -18,17 +18,17 @@ namespace kvroute::models {
 // fixed costs a roofline has no term for (models/cost_model.h says where each
 // one enters an iteration). Fitted per GPU kind by `kvroute validation --fit`.
 struct GpuEfficiency {
-  double gemm_compute_16bit = 0.6;  // of the 16-bit tensor peak, in linear layers
-  double gemm_compute_fp8 = 0.6;    // of the FP8 tensor peak, in fp8 linear layers
-  double weight_bandwidth = 0.8;    // of HBM bandwidth, reading weights
-  double kv_bandwidth = 0.8;        // of HBM bandwidth, decode attention reading KV
-  double attention_compute = 0.45;  // of the 16-bit tensor peak, prefill attention
-  double link_bandwidth = 0.8;      // of interconnect bandwidth, TP all-reduce
-  double allreduce_latency_s = 10e-6;   // per all-reduce call
-  double layer_overhead_s = 0;          // per layer per iteration: kernel-launch gaps
-  double step_overhead_s = 0;           // per iteration: scheduling, input prep, sampling
-  double sequence_overhead_s = 0;       // per sequence in the batch per iteration
-  double frontend_latency_s = 0;        // per request: API server, tokenisation, streaming
+  double gemm_compute_16bit = 0.6;     // of the 16-bit tensor peak, in linear layers
+  double gemm_compute_fp8 = 0.6;       // of the FP8 tensor peak, in fp8 linear layers
+  double weight_bandwidth = 0.8;       // of HBM bandwidth, reading weights
+  double kv_bandwidth = 0.8;           // of HBM bandwidth, decode attention reading KV
+  double attention_compute = 0.45;     // of the 16-bit tensor peak, prefill attention
+  double link_bandwidth = 0.8;         // of interconnect bandwidth, TP all-reduce
+  double allreduce_latency_s = 10e-6;  // per all-reduce call
+  double layer_overhead_s = 0;         // per layer per iteration: kernel-launch gaps
+  double step_overhead_s = 0;          // per iteration: scheduling, input prep, sampling
+  double sequence_overhead_s = 0;      // per sequence in the batch per iteration
+  double frontend_latency_s = 0;       // per request: API server, tokenisation, streaming
 };
 
 struct Gpu {

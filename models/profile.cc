@@ -39,8 +39,8 @@ void ParseEngine(sim::YamlMap map, EngineSettings* e) {
   if (std::optional<EntryPoint> parsed = ParseEntryPoint(entry)) {
     e->entry_point = *parsed;
   } else {
-    map.Fail("entry_point", "unknown entry point '" + entry + "' (valid: " +
-                                std::string(kValidEntryPoints) + ")");
+    map.Fail("entry_point",
+             "unknown entry point '" + entry + "' (valid: " + std::string(kValidEntryPoints) + ")");
   }
   e->max_num_seqs = static_cast<int>(map.Integer("max_num_seqs", e->max_num_seqs, 1, 1 << 20));
   e->max_num_batched_tokens = static_cast<int>(
@@ -76,11 +76,11 @@ Profile ParseProfile(const YAML::Node& node, const std::string& source, const st
   p.gpu = FindAt<Gpu>(top, "gpu", FindGpu);
   p.tensor_parallel = static_cast<int>(top.Integer("tensor_parallel", 1, 1, 64));
   p.weight_dtype = ParseDtypeKey(top, "weight_dtype", Dtype::kBf16);
-  p.kv_dtype = ParseDtypeKey(top, "kv_dtype",
-                             p.weight_dtype == Dtype::kFp16 ? Dtype::kFp16 : Dtype::kBf16);
-  p.name = top.String("name", p.model.name + "-" + p.gpu.name + "-tp" +
-                                  std::to_string(p.tensor_parallel) + "-" +
-                                  DtypeName(p.weight_dtype));
+  p.kv_dtype =
+      ParseDtypeKey(top, "kv_dtype", p.weight_dtype == Dtype::kFp16 ? Dtype::kFp16 : Dtype::kBf16);
+  p.name =
+      top.String("name", p.model.name + "-" + p.gpu.name + "-tp" +
+                             std::to_string(p.tensor_parallel) + "-" + DtypeName(p.weight_dtype));
   p.description = top.String("description", p.name);
   if (YAML::Node engine = top.Take("engine"); engine.IsDefined()) {
     ParseEngine(sim::YamlMap(source, engine, top.Child("engine")), &p.engine);
@@ -90,15 +90,13 @@ Profile ParseProfile(const YAML::Node& node, const std::string& source, const st
   }
   top.Finish();
   if (p.tensor_parallel > 1 && p.model.heads % p.tensor_parallel != 0) {
-    top.Fail("tensor_parallel", "must divide the model's " + std::to_string(p.model.heads) +
-                                    " attention heads");
+    top.Fail("tensor_parallel",
+             "must divide the model's " + std::to_string(p.model.heads) + " attention heads");
   }
   return p;
 }
 
-int Profile::KvHeadsPerGpu() const {
-  return std::max(1, model.kv_heads / tensor_parallel);
-}
+int Profile::KvHeadsPerGpu() const { return std::max(1, model.kv_heads / tensor_parallel); }
 
 double Profile::KvBytesPerTokenPerGpu() const {
   return 2.0 * model.layers * KvHeadsPerGpu() * model.head_dim * DtypeBytes(kv_dtype);
@@ -110,10 +108,9 @@ double Profile::WeightBytes() const { return model.TotalParams() * DtypeBytes(we
 
 double Profile::ActivationBytesPerGpu() const {
   const EngineSettings e = ResolvedEngine();
-  const double mlp = model.moe.enabled()
-                         ? (model.moe.active_experts + model.moe.shared_experts) *
-                               static_cast<double>(model.moe.expert_intermediate)
-                         : static_cast<double>(model.intermediate);
+  const double mlp = model.moe.enabled() ? (model.moe.active_experts + model.moe.shared_experts) *
+                                               static_cast<double>(model.moe.expert_intermediate)
+                                         : static_cast<double>(model.intermediate);
   const double per_token = 2.0 * (2.0 * model.hidden + 2.0 * mlp / tensor_parallel);
   const double rows = std::min(e.max_num_batched_tokens, e.max_num_seqs);
   return e.max_num_batched_tokens * per_token + rows * model.vocab * 4.0 * 2;

@@ -43,9 +43,10 @@ void Replica::Account(const InFlightRequest& r) {
   load_.decode_tokens += r.remaining_output();
 }
 
-bool Replica::Enqueue(uint32_t slot) {
-  const InFlightRequest& r = pool_[slot];
+bool Replica::Enqueue(uint32_t slot, sim::Time now) {
+  InFlightRequest& r = pool_[slot];
   if (BlocksNeeded(r.request) > kv_.capacity_blocks()) return false;
+  r.enqueued = now;
   waiting_.push_back(slot);
   ++load_.waiting;
   Account(r);
@@ -134,6 +135,20 @@ bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer
   return true;
 }
 
+void Replica::AdmitWaiting(sim::Time visible, sim::Time now, ReplicaObserver& observer) {
+  while (budget_ > 0 && !waiting_.empty() && pool_[waiting_.front()].enqueued <= visible &&
+         running_.size() < static_cast<size_t>(config_.max_num_seqs)) {
+    uint32_t slot = waiting_.front();
+    if (!TryAdmit(slot, budget_, observer, now)) break;  // the head waits for blocks
+    waiting_.pop_front();
+    --load_.waiting;
+    ++load_.running;
+    running_.push_back(slot);
+    const InFlightRequest& r = pool_[slot];
+    Schedule(slot, std::min(r.uncomputed_tokens(), budget_), false);
+  }
+}
+
 sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
   assert(!in_iteration_);
   batch_.clear();
@@ -155,17 +170,14 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
       Schedule(slot, tokens, decodes);
     }
   }
-  // Then waiting requests, FCFS, unless this iteration had to preempt.
-  while (counters_.preemptions == preemptions_before && budget_ > 0 && !waiting_.empty() &&
-         running_.size() < static_cast<size_t>(config_.max_num_seqs)) {
-    uint32_t slot = waiting_.front();
-    if (!TryAdmit(slot, budget_, observer, now)) break;  // the head waits for blocks
-    waiting_.pop_front();
-    --load_.waiting;
-    ++load_.running;
-    running_.push_back(slot);
-    const InFlightRequest& r = pool_[slot];
-    Schedule(slot, std::min(r.uncomputed_tokens(), budget_), false);
+  // Then waiting requests, FCFS, unless this iteration had to preempt. An
+  // asynchronous engine formed this batch when the previous one started, so
+  // it sees only the requests that had arrived by then; if that leaves the
+  // batch empty, the engine schedules again at once and sees them all.
+  if (counters_.preemptions == preemptions_before) {
+    const bool lagging = config_.async_scheduling && last_finish_ == now;
+    AdmitWaiting(lagging ? last_start_ : now, now, observer);
+    if (batch_.empty() && lagging) AdmitWaiting(now, now, observer);
   }
   UpdateKvUtilization(now);
   if (batch_.empty()) return 0;
@@ -182,12 +194,14 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
   counters_.max_batch_tokens = std::max(counters_.max_batch_tokens, batch_tokens);
   ++counters_.iterations;
   in_iteration_ = true;
+  last_start_ = now;
   return cost_model_.IterationTime(shape);
 }
 
 void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
   assert(in_iteration_);
   in_iteration_ = false;
+  last_finish_ = now;
   bool any_completed = false;
   for (const BatchEntry& entry : batch_) {
     InFlightRequest& r = pool_[entry.slot];

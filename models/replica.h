@@ -44,6 +44,10 @@ struct SchedulerConfig {
   // Full blocks of generated tokens join the prefix cache as their KV is
   // computed, as vLLM v1 and SGLang do; false caches prompt blocks only.
   bool cache_generated_tokens = true;
+  // The engine forms each batch while the previous one runs (vLLM's
+  // AsyncScheduler): a request that reaches a busy replica can join only the
+  // batch after the next. An idle replica starts at once.
+  bool async_scheduling = false;
 };
 
 // Receives what happens to requests inside a replica.
@@ -76,9 +80,9 @@ class Replica {
   // Blocks a request needs at its largest: its prompt and its whole output.
   uint32_t BlocksNeeded(const Request& request) const;
 
-  // Queues the request in `slot`. Returns false, queuing nothing, if it could
-  // never fit in this replica's KV pool.
-  bool Enqueue(uint32_t slot);
+  // Queues the request in `slot` at `now`. Returns false, queuing nothing, if
+  // it could never fit in this replica's KV pool.
+  bool Enqueue(uint32_t slot, sim::Time now);
 
   // Takes the request `request_id` out of the waiting queue if it has never
   // been scheduled (it holds no KV and no progress), so a router can queue it
@@ -131,6 +135,9 @@ class Replica {
   bool EnsureBlocks(uint32_t slot, uint32_t tokens);
   void Preempt(uint32_t slot);
   bool TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer, sim::Time now);
+  // Admits waiting requests queued by `visible`, FCFS, while budget, the
+  // sequence cap and KV blocks allow.
+  void AdmitWaiting(sim::Time visible, sim::Time now, ReplicaObserver& observer);
   void Schedule(uint32_t slot, uint32_t tokens, bool decode);
   // Load-signal bookkeeping: remove a request's contribution before changing
   // it, add it back after.
@@ -154,6 +161,8 @@ class Replica {
   sim::Time held_since_ = 0;
   double held_block_seconds_ = 0;  // up to held_since_
   bool in_iteration_ = false;
+  sim::Time last_start_ = -1;   // of the last non-empty iteration
+  sim::Time last_finish_ = -1;  // likewise
   ReplicaCounters counters_;
 };
 

@@ -47,7 +47,8 @@ struct InFlightRequest {
   uint32_t computed_tokens = 0;  // tokens whose KV exists (cached prefix + computed)
   uint32_t generated_tokens = 0;
   uint32_t preemptions = 0;
-  uint32_t retries = 0;  // times re-routed after its replica failed
+  uint32_t retries = 0;    // times re-routed after its replica failed
+  sim::Time enqueued = 0;  // reached its replica's engine
   sim::Time first_token_time = sim::kNever;
   bool ever_admitted = false;  // the served hit is counted at the first admission only
   bool in_use = false;         // the pool slot holds a live request

@@ -47,8 +47,8 @@ bool SharedPrefixSource::Next(Request* out) {
   out->session = id;
   out->prompt_tokens = TotalTokens(segments_);
   out->output_tokens = config_.output_tokens;
-  HashSequenceBlocks(segments_, {sim::Combine(kOutputSalt, id), config_.output_tokens},
-                     block_size_, &out->block_hashes, &out->output_block_hashes);
+  HashSequenceBlocks(segments_, {sim::Combine(kOutputSalt, id), config_.output_tokens}, block_size_,
+                     &out->block_hashes, &out->output_block_hashes);
   return true;
 }
 

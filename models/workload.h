@@ -109,7 +109,7 @@ struct WorkloadConfig {
   ArrivalConfig arrivals;
   std::vector<LoadStep> load_schedule;  // empty: constant load
   DriftConfig drift;
-  TraceConfig trace;  // a trace file replaces everything above when set
+  TraceConfig trace;                 // a trace file replaces everything above when set
   SharedPrefixConfig shared_prefix;  // replaces the keys, prompts and lengths above when set
   ClosedLoopConfig closed_loop;      // replaces the arrival times when set
   std::vector<LoadStage> stages;     // replace the sweep's constant load when set

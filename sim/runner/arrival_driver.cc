@@ -48,8 +48,7 @@ void ArrivalDriver::Start(EventQueue& events) {
 void ArrivalDriver::StartStage(uint32_t stage, Time start, EventQueue& events) {
   stage_ = stage;
   const models::LoadStage& s = config_.stages[stage];
-  const uint64_t n = s.requests > 0 ? s.requests
-                                    : static_cast<uint64_t>(s.qps * s.duration_s);
+  const uint64_t n = s.requests > 0 ? s.requests : static_cast<uint64_t>(s.qps * s.duration_s);
   RandomStream rng(seed_, "workload.stage_arrivals", stage);
   std::vector<double> sums(n);
   double sum = 0;
@@ -92,8 +91,7 @@ bool ArrivalDriver::Arrive(const Event& event, models::Request* out, ArrivalTag*
   return false;
 }
 
-void ArrivalDriver::OnDone(const ArrivalTag& tag, Time now, size_t in_flight,
-                           EventQueue& events) {
+void ArrivalDriver::OnDone(const ArrivalTag& tag, Time now, size_t in_flight, EventQueue& events) {
   if (mode_ == Mode::kClosed && tag.client != ArrivalTag::kNoClient) {
     const models::ClosedLoopConfig& c = config_.closed_loop;
     if (c.max_requests > 0 && issued_ >= c.max_requests) return;

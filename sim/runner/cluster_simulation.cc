@@ -12,12 +12,12 @@
 #include "models/replica.h"
 #include "models/request_source.h"
 #include "models/workload.h"
-#include "sim/runner/arrival_driver.h"
-#include "sim/runner/cluster_views.h"
-#include "sim/runner/deployment_router.h"
 #include "policies/registry.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/hashing.h"
+#include "sim/runner/arrival_driver.h"
+#include "sim/runner/cluster_views.h"
+#include "sim/runner/deployment_router.h"
 
 namespace kvroute::sim {
 namespace {
@@ -73,8 +73,8 @@ class ClusterSimulation : public models::ReplicaObserver {
         recorder_(recorder),
         oracle_(replicas_),
         refresh_(FromSeconds(scenario.signal_refresh_s)),
-        kv_blocks_(static_cast<uint32_t>(
-            scenario.kv_blocks > 0 ? scenario.kv_blocks : profile_.KvCapacityBlocks())),
+        kv_blocks_(static_cast<uint32_t>(scenario.kv_blocks > 0 ? scenario.kv_blocks
+                                                                : profile_.KvCapacityBlocks())),
         router_(scenario, spec.seed, kv_blocks_, oracle_),
         timeline_(FromSeconds(scenario.series_interval_s)) {
     const uint32_t replicas = scenario.replica_count();
@@ -83,9 +83,9 @@ class ClusterSimulation : public models::ReplicaObserver {
     iteration_event_.assign(replicas, UINT64_MAX);
     seen_loads_.resize(replicas);
     for (uint32_t r = 0; r < replicas; ++r) {
-      replicas_.push_back(std::make_unique<models::Replica>(r, *cost_model_, scenario.scheduler,
-                                                            kv_blocks, profile_.ResolvedEngine().block_size_tokens,
-                                                            pool_, loads_[r]));
+      replicas_.push_back(std::make_unique<models::Replica>(
+          r, *cost_model_, scenario.scheduler, kv_blocks,
+          profile_.ResolvedEngine().block_size_tokens, pool_, loads_[r]));
     }
     const PolicySpec& point_policy = scenario.policies[spec.policy_index];
     // Each deployment's policy expects its initial weight share of the traffic.
@@ -320,7 +320,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       OnLost(slot, now);
       return;
     }
-    if (replicas_[r.replica]->Enqueue(slot)) {
+    if (replicas_[r.replica]->Enqueue(slot, now)) {
       dep.policy->OnDispatch(r.request, local, now);
       router_.OnQueued(r.request, d, now);
       metrics_.OnDispatched(r.request, r.replica);
@@ -391,7 +391,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       models::InFlightRequest& r = pool_[slot];
       dep.policy->OnComplete(r.request, move.from, now);  // it no longer waits there
       r.replica = to;
-      if (!replicas_[to]->Enqueue(slot)) {  // replicas share one pool size: cannot happen
+      if (!replicas_[to]->Enqueue(slot, now)) {  // replicas share one pool size: cannot happen
         metrics_.OnRejected(r.request);
         Release(slot, analysis::RequestRecord::Outcome::kRejected, now);
         continue;
@@ -411,7 +411,8 @@ class ClusterSimulation : public models::ReplicaObserver {
     dropped_.clear();
     replicas_[replica]->Fail(now, &dropped_);
     for (uint32_t slot : dropped_) {
-      PolicyOf(replica).OnComplete(pool_[slot].request, Local(replica), now);  // it no longer runs there
+      PolicyOf(replica).OnComplete(pool_[slot].request, Local(replica),
+                                   now);  // it no longer runs there
       OnLost(slot, now);
     }
   }
@@ -467,7 +468,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   ReplicaCacheOracle oracle_;
   Time refresh_;                                 // signal poll period; 0 = live
   std::vector<models::ReplicaLoad> seen_loads_;  // the router's last poll
-  uint32_t kv_blocks_;  // per replica
+  uint32_t kv_blocks_;                           // per replica
   DeploymentRouter router_;
   std::vector<Deployment> deployments_;
   std::vector<uint32_t> deployment_of_;  // per replica

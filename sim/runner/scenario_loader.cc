@@ -323,6 +323,8 @@ void ParseCluster(MapReader& top, Scenario* s) {
     }
     m.Finish();
   }
+  // A fixed-cost replica is the queueing-theory ideal: no pipelined scheduler.
+  s->scheduler.async_scheduling = s->fixed_iteration_s > 0 ? false : engine.async_scheduling;
   s->signal_refresh_s = cluster.Number("signal_refresh_s", 0, 0, 1e7);
   s->lambda_h = cluster.Number("lambda_h", s->lambda_h, 0, 1e4);
   YAML::Node estimate_node = At(cluster.node(), "deployment_hit_estimate");

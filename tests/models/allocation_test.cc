@@ -64,7 +64,7 @@ TEST(AllocationTest, SteadyStateRequestsDoNotAllocate) {
       }
       uint32_t slot = driver.pool.Acquire();
       std::swap(driver.pool[slot].request, next);
-      replica.Enqueue(slot);
+      replica.Enqueue(slot, 0);
       if (!replica.in_iteration()) {
         sim::Time d = replica.StartIteration(next.arrival, driver);
         if (d > 0) busy_until = next.arrival + d;

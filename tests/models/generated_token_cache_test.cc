@@ -36,7 +36,7 @@ class GeneratedTokenCacheTest : public ::testing::Test, public ReplicaObserver {
     for (int turn = 0; turn < 2; ++turn) {
       const uint32_t slot = pool_.Acquire();
       EXPECT_TRUE(workload.Next(&pool_[slot].request));
-      EXPECT_TRUE(replica.Enqueue(slot));
+      EXPECT_TRUE(replica.Enqueue(slot, 0));
       sim::Time now = 0;
       while (sim::Time d = replica.StartIteration(now, *this)) {
         now += d;

@@ -33,7 +33,7 @@ class ReplicaTest : public ::testing::Test, public ReplicaObserver {
           j < shared_blocks ? sim::Combine(prefix_tag, j) : sim::Combine(r.id + 99, j);
       r.block_hashes.push_back(h = sim::ChainBlockHash(h, content));
     }
-    EXPECT_TRUE(replica_->Enqueue(slot));
+    EXPECT_TRUE(replica_->Enqueue(slot, now_));
     return slot;
   }
 
@@ -52,7 +52,10 @@ class ReplicaTest : public ::testing::Test, public ReplicaObserver {
     }
   }
 
-  void OnAdmitted(uint32_t slot, sim::Time) override { admitted_.push_back(slot); }
+  void OnAdmitted(uint32_t slot, sim::Time t) override {
+    admitted_.push_back(slot);
+    admitted_at_[slot] = t;
+  }
   void OnFirstToken(uint32_t slot, sim::Time) override { first_tokens_.push_back(slot); }
   void OnCompleted(uint32_t slot, sim::Time t) override {
     completed_.push_back(slot);
@@ -66,7 +69,7 @@ class ReplicaTest : public ::testing::Test, public ReplicaObserver {
   sim::Time now_ = 0;
   uint64_t next_id_ = 0;
   std::vector<uint32_t> admitted_, first_tokens_, completed_;
-  std::map<uint32_t, sim::Time> completion_time_;
+  std::map<uint32_t, sim::Time> completion_time_, admitted_at_;
 };
 
 TEST_F(ReplicaTest, EveryRequestCompletesAndTheBudgetHolds) {
@@ -273,8 +276,50 @@ TEST_F(ReplicaTest, RequestLargerThanThePoolIsRefused) {
   uint32_t slot = pool_.Acquire();
   pool_[slot].request.prompt_tokens = 200;
   pool_[slot].request.output_tokens = 1;
-  EXPECT_FALSE(replica_->Enqueue(slot));
+  EXPECT_FALSE(replica_->Enqueue(slot, now_));
   EXPECT_EQ(load_.waiting, 0u);
+}
+
+// vLLM's AsyncScheduler forms batch N+1 while batch N runs: a request that
+// reaches a busy replica during N cannot be in N+1, only in N+2.
+TEST_F(ReplicaTest, AsyncSchedulingAdmitsALateArrivalOneIterationLater) {
+  for (bool async : {false, true}) {
+    Make(
+        SchedulerConfig{
+            .max_num_batched_tokens = 512, .max_num_seqs = 8, .async_scheduling = async},
+        200);
+    now_ = 0;
+    Add(100, 5, 1, 0);
+    sim::Time d = replica_->StartIteration(now_, *this);  // iteration 1: [0, 10 ms)
+    now_ = d / 2;
+    const uint32_t late = Add(32, 2, 2, 0);  // arrives while iteration 1 runs
+    now_ = d;
+    replica_->FinishIteration(now_, *this);
+    now_ += replica_->StartIteration(now_, *this);  // iteration 2
+    replica_->FinishIteration(now_, *this);
+    replica_->StartIteration(now_, *this);  // iteration 3
+    EXPECT_EQ(admitted_at_.at(late), async ? 2 * d : d) << (async ? "async" : "sync");
+    replica_->FinishIteration(now_ + d, *this);
+    now_ += d;
+    RunToIdle();
+    admitted_at_.clear();
+  }
+}
+
+// An idle replica starts at once, and an iteration left empty by the lag is
+// formed again with every waiting request.
+TEST_F(ReplicaTest, AsyncSchedulingNeverIdlesWithWorkWaiting) {
+  Make(SchedulerConfig{.max_num_batched_tokens = 512, .max_num_seqs = 1, .async_scheduling = true},
+       200);
+  const uint32_t first = Add(32, 1, 1, 0);
+  sim::Time d = replica_->StartIteration(now_, *this);
+  EXPECT_EQ(admitted_at_.at(first), 0);
+  now_ = d / 2;
+  const uint32_t second = Add(32, 1, 2, 0);
+  now_ = d;
+  replica_->FinishIteration(now_, *this);  // the first completes
+  EXPECT_GT(replica_->StartIteration(now_, *this), 0);
+  EXPECT_EQ(admitted_at_.at(second), d);
 }
 
 }  // namespace
