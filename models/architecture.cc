@@ -51,7 +51,10 @@ ModelArchitecture ParseArchitecture(const YAML::Node& root, const std::string& s
   m.file = source;
   map.Required("name");
   m.name = map.String("name", "");
-  m.hf_id = map.String("hf_id", "");
+  if (YAML::Node ids = map.Take("hf_ids"); ids.IsDefined()) {
+    if (!ids.IsSequence()) map.Fail("hf_ids", "expected a list of checkpoint names");
+    for (const YAML::Node& id : ids) m.hf_ids.push_back(id.as<std::string>());
+  }
   for (const char* key :
        {"layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", "vocab"}) {
     map.Required(key);

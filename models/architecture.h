@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <vector>
 
 namespace kvroute::models {
 
@@ -25,7 +26,7 @@ struct MoeConfig {
 
 struct ModelArchitecture {
   std::string name;
-  std::string hf_id;
+  std::vector<std::string> hf_ids;  // Hugging Face checkpoints of this architecture
   std::string file;
   int layers = 0;
   int hidden = 0;

@@ -105,4 +105,13 @@ ModelArchitecture FindArchitecture(std::string_view name) {
                               ", or a path to a model .yaml file)");
 }
 
+const ModelArchitecture* FindArchitectureOfCheckpoint(std::string_view hf_id) {
+  for (const ModelArchitecture& m : BuiltinArchitectures()) {
+    for (const std::string& id : m.hf_ids) {
+      if (id == hf_id) return &m;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace kvroute::models

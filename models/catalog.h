@@ -25,6 +25,8 @@ const std::vector<ModelArchitecture>& BuiltinArchitectures();
 // sim::YamlError when a file is malformed.
 Gpu FindGpu(std::string_view name);
 ModelArchitecture FindArchitecture(std::string_view name);
+// The built-in architecture of a Hugging Face checkpoint (hf_ids), or null.
+const ModelArchitecture* FindArchitectureOfCheckpoint(std::string_view hf_id);
 
 // Parses YAML text; a syntax error becomes a sim::YamlError naming `source`
 // and the line.

@@ -21,6 +21,7 @@ void BatchShape::AddDecode(int64_t context) {
 PhysicalCostModel::PhysicalCostModel(const Profile& profile)
     : profile_(profile),
       async_scheduling_(profile.ResolvedEngine().async_scheduling),
+      cudagraph_max_tokens_(profile.ResolvedEngine().cudagraph_max_tokens),
       gemm_flops_per_s_(profile.gpu.PeakFlops(profile.weight_dtype) *
                         profile.gpu.GemmEfficiency(profile.weight_dtype)),
       attention_flops_per_s_(profile.gpu.PeakFlops(Dtype::kBf16) *
@@ -69,7 +70,8 @@ IterationBreakdown PhysicalCostModel::Breakdown(const BatchShape& batch) const {
     const double link = profile_.gpu.link_bytes_per_s * e.link_bandwidth;
     b.allreduce = 2.0 * m.layers * (per_gpu / link + e.allreduce_latency_s);
   }
-  b.launch = m.layers * e.layer_overhead_s;
+  b.launch =
+      m.layers * (tokens > cudagraph_max_tokens_ ? e.eager_layer_overhead_s : e.layer_overhead_s);
   b.cpu = e.step_overhead_s + static_cast<double>(batch.sequences) * e.sequence_overhead_s;
   const double gpu = b.linear + b.prefill_attention + b.decode_attention + b.allreduce + b.launch;
   b.total = async_scheduling_ ? std::max(gpu, b.cpu) : gpu + b.cpu;

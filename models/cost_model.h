@@ -46,7 +46,7 @@ struct IterationBreakdown {
   double prefill_attention = 0;  // QKᵀ and AV of prefill tokens, compute-bound
   double decode_attention = 0;   // reading every decoding sequence's KV
   double allreduce = 0;          // TP: two all-reduces of the activations per layer
-  double launch = 0;             // per-layer kernel-launch gaps
+  double launch = 0;             // per-layer kernel-launch gaps (CUDA graph or eager)
   double cpu = 0;                // scheduling, input preparation, sampling
   double total = 0;              // GPU parts + cpu, or max of the two with async scheduling
 };
@@ -63,7 +63,11 @@ struct IterationBreakdown {
 //  - TP all-reduce: two ring all-reduces of 16-bit activations per layer,
 //    2(tp−1)/tp of the buffer over the link at link_bandwidth, plus a latency
 //    per call;
-//  - layers · layer_overhead (launch gaps) on the GPU, and on the CPU
+//  - layers · layer_overhead (launch gaps) on the GPU, eager_layer_overhead
+//    when the iteration has more tokens than the largest CUDA graph (vLLM
+//    runs those without graphs, vllm/v1/cudagraph_dispatcher.py; AIConfigurator
+//    prices vLLM's prefill dispatch at 0.8 ms per layer,
+//    sdk/backends/vllm_backend.py), and on the CPU
 //    step_overhead + sequences · sequence_overhead, added to the GPU time, or
 //    overlapped with it (max) when the engine schedules asynchronously.
 // Every term divides by the TP degree where the work is sharded.
@@ -83,6 +87,7 @@ class PhysicalCostModel : public CostModel {
 
   Profile profile_;
   bool async_scheduling_;
+  int cudagraph_max_tokens_;      // larger iterations run eagerly
   double gemm_flops_per_s_;       // achieved, per GPU, in the weight dtype
   double attention_flops_per_s_;  // achieved, per GPU, 16-bit
   double weight_bytes_per_s_;     // achieved HBM reading weights, per GPU

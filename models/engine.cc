@@ -51,6 +51,10 @@ EngineSettings ResolveEngine(EngineSettings settings, const Gpu& gpu) {
     // (arg_utils.py _set_default_max_num_seqs_and_batched_tokens_args).
     settings.max_num_seqs = std::min(d.max_num_seqs, settings.max_num_batched_tokens);
   }
+  if (settings.cudagraph_max_tokens == 0) {
+    settings.cudagraph_max_tokens =
+        std::min({2 * settings.max_num_seqs, 512, settings.max_num_batched_tokens});
+  }
   return settings;
 }
 

@@ -15,6 +15,7 @@ GpuEfficiency ParseEfficiency(sim::YamlMap& map) {
   e.link_bandwidth = map.RequiredNumber("link_bandwidth", 1e-3, 1);
   e.allreduce_latency_s = map.RequiredNumber("allreduce_latency_s", 0, 1e-2);
   e.layer_overhead_s = map.RequiredNumber("layer_overhead_s", 0, 1e-2);
+  e.eager_layer_overhead_s = map.RequiredNumber("eager_layer_overhead_s", 0, 1e-2);
   e.step_overhead_s = map.RequiredNumber("step_overhead_s", 0, 1);
   e.sequence_overhead_s = map.RequiredNumber("sequence_overhead_s", 0, 1e-2);
   e.frontend_latency_s = map.RequiredNumber("frontend_latency_s", 0, 10);

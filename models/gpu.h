@@ -25,7 +25,8 @@ struct GpuEfficiency {
   double attention_compute = 0.45;     // of the 16-bit tensor peak, prefill attention
   double link_bandwidth = 0.8;         // of interconnect bandwidth, TP all-reduce
   double allreduce_latency_s = 10e-6;  // per all-reduce call
-  double layer_overhead_s = 0;         // per layer per iteration: kernel-launch gaps
+  double layer_overhead_s = 0;         // per layer per iteration run as a CUDA graph
+  double eager_layer_overhead_s = 0;   // per layer per iteration too large for a CUDA graph
   double step_overhead_s = 0;          // per iteration: scheduling, input prep, sampling
   double sequence_overhead_s = 0;      // per sequence in the batch per iteration
   double frontend_latency_s = 0;       // per request: API server, tokenisation, streaming

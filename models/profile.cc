@@ -51,7 +51,11 @@ void ParseEngine(sim::YamlMap map, EngineSettings* e) {
       static_cast<int>(map.Integer("block_size_tokens", e->block_size_tokens, 1, 4096));
   e->cache_generated_tokens = map.Bool("cache_generated_tokens", e->cache_generated_tokens);
   e->async_scheduling = map.Bool("async_scheduling", e->async_scheduling);
+  e->cudagraph_max_tokens =
+      static_cast<int>(map.Integer("cudagraph_max_tokens", e->cudagraph_max_tokens, 0, 1 << 24));
+  if (map.Bool("enforce_eager", false)) e->cudagraph_max_tokens = -1;
   e->non_torch_bytes = map.Number("non_torch_bytes", e->non_torch_bytes, 0);
+  e->cpu_offload_bytes = map.Number("cpu_offload_bytes", e->cpu_offload_bytes, 0);
   map.Finish();
 }
 
@@ -118,8 +122,9 @@ double Profile::ActivationBytesPerGpu() const {
 
 double Profile::KvPoolBytesPerGpu() const {
   const EngineSettings e = ResolvedEngine();
-  return gpu.memory_bytes * e.gpu_memory_utilization - WeightBytes() / tensor_parallel -
-         ActivationBytesPerGpu() - e.non_torch_bytes;
+  return gpu.memory_bytes * e.gpu_memory_utilization -
+         (WeightBytes() / tensor_parallel - e.cpu_offload_bytes) - ActivationBytesPerGpu() -
+         e.non_torch_bytes;
 }
 
 int64_t Profile::KvCapacityBlocks() const {

@@ -59,14 +59,15 @@ struct DriftConfig {
 };
 
 // Fixed-concurrency clients, as benchmark tools run them: `clients` clients
-// each send a request at time 0 and their next one think time after the
-// previous one completes (or fails). Request content still comes from the
+// each send a first request, evenly spread over [0, ramp_s), and their next
+// one think time after the previous one completes (or fails). Request content still comes from the
 // workload, in its order; only the timing is the clients'. Off when clients
 // is 0.
 struct ClosedLoopConfig {
   uint32_t clients = 0;
   LengthDistribution think_time_s = LengthDistribution::Fixed(0);
   uint64_t max_requests = 0;  // all clients together; 0: until duration_s
+  double ramp_s = 0;          // 0: every client starts at time 0
 };
 
 // One stage of a staged load, as inference-perf runs them

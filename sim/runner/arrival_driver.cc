@@ -4,6 +4,11 @@
 #include <utility>
 
 namespace kvroute::sim {
+namespace {
+
+double StageQps(const models::LoadStage& s) { return s.qps > 0 ? s.qps : 1.0; }
+
+}  // namespace
 
 ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed, double qps,
                              Time end)
@@ -20,6 +25,8 @@ ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed
     }
   } else if (!config.stages.empty()) {
     mode_ = Mode::kStaged;
+    // The first stage's workload, until Start begins it.
+    source_ = models::MakeRequestSource(config, seed, StageQps(config.stages[0]), kNever);
   } else {
     source_ = models::MakeRequestSource(config, seed, qps, end);
   }
@@ -33,7 +40,8 @@ void ArrivalDriver::Start(EventQueue& events) {
       break;
     case Mode::kClosed:
       for (uint32_t c = 0; c < config_.closed_loop.clients; ++c) {
-        events.Push(0, EventKind::kArrival, c);
+        const double start = config_.closed_loop.ramp_s * c / config_.closed_loop.clients;
+        events.Push(FromSeconds(start), EventKind::kArrival, c);
       }
       break;
     case Mode::kStaged:
@@ -59,7 +67,7 @@ void ArrivalDriver::StartStage(uint32_t stage, Time start, EventQueue& events) {
   }
   stage_next_ = 0;
   // Each stage restarts the workload's count (inference-perf's prompt counter).
-  source_ = models::MakeRequestSource(config_, seed_, s.qps > 0 ? s.qps : 1.0, kNever);
+  source_ = models::MakeRequestSource(config_, seed_, StageQps(s), kNever);
   if (n > 0) events.Push(stage_times_[0], EventKind::kArrival);
 }
 

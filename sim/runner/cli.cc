@@ -36,6 +36,7 @@
 #include "sim/runner/progress.h"
 #include "sim/runner/report_command.h"
 #include "sim/runner/scenario_loader.h"
+#include "sim/runner/validation/validation_command.h"
 
 #if KVROUTE_HAVE_MPI
 #include "sim/runner/mpi_executor.h"
@@ -615,6 +616,7 @@ int RunCommand(int argc, const char* const* argv, std::ostream& out, std::ostrea
     if (command == "workload-stats") return WorkloadStatsCommand(n, rest.data(), out);
     if (command == "trace-stats") return TraceStatsCommand(n, rest.data(), out);
     if (command == "report") return Report(n, rest.data(), out);
+    if (command == "validation") return ValidationCommand(n, rest.data(), out);
     if (command == "--help" || command == "-h" || command == "help") {
       out << kUsage;
       return 0;

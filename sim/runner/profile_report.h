@@ -1,6 +1,7 @@
-// `kvroute profiles`: every built-in profile with its KV capacity and its
-// calibration table (published value, kvroute's value, error), as plain text
-// or as the Markdown of docs/CALIBRATION.md.
+// `kvroute profiles`: the built-in GPUs with their fitted efficiencies, the
+// model architectures, every profile with its KV pool and engine defaults,
+// and the published microbenchmarks beside the model, as plain text or as the
+// Markdown of docs/CALIBRATION.md.
 #ifndef KVROUTE_SIM_RUNNER_PROFILE_REPORT_H_
 #define KVROUTE_SIM_RUNNER_PROFILE_REPORT_H_
 

@@ -27,6 +27,7 @@ Gpu TestGpu() {
                                .link_bandwidth = 0.5,
                                .allreduce_latency_s = 1e-5,
                                .layer_overhead_s = 1e-5,
+                               .eager_layer_overhead_s = 1e-4,
                                .step_overhead_s = 1e-3,
                                .sequence_overhead_s = 1e-5,
                                .frontend_latency_s = 0.02};
@@ -77,11 +78,22 @@ TEST(CostModelTest, DenseIterationByHand) {
   // Decode attention: 10 sequences × 1000 tokens × 128 KiB at 5e11 B/s.
   EXPECT_NEAR(b.decode_attention, 10000.0 * 131072 / 5e11, 1e-12);
   EXPECT_EQ(b.allreduce, 0);
-  EXPECT_NEAR(b.launch, 32 * 1e-5, 1e-15);
+  // 1010 tokens exceed the largest CUDA graph (min(2·1024, 512, 8192) = 512
+  // with vLLM's defaults for an 80 GB GPU): every layer launches eagerly.
+  EXPECT_NEAR(b.launch, 32 * 1e-4, 1e-15);
   EXPECT_NEAR(b.cpu, 1e-3 + 11 * 1e-5, 1e-15);
-  EXPECT_NEAR(b.total, 0.030018633728 + 0.000524812 + 0.00262144 + 0.00032 + 0.00111, 1e-9);
+  EXPECT_NEAR(b.total, 0.030018633728 + 0.000524812 + 0.00262144 + 0.0032 + 0.00111, 1e-9);
   EXPECT_EQ(model.IterationTime(batch), sim::FromSeconds(b.total));
   EXPECT_EQ(model.FrontendLatency(), sim::FromSeconds(0.02));
+}
+
+TEST(CostModelTest, IterationsWithinTheLargestCudaGraphLaunchFromTheGraph) {
+  PhysicalCostModel model(OnTestGpu("llama-3.1-8b", 1, /*async=*/false));
+  BatchShape graphed, eager;
+  graphed.AddPrefillChunk(0, 512);
+  eager.AddPrefillChunk(0, 513);
+  EXPECT_NEAR(model.Breakdown(graphed).launch, 32 * 1e-5, 1e-15);
+  EXPECT_NEAR(model.Breakdown(eager).launch, 32 * 1e-4, 1e-15);
 }
 
 TEST(CostModelTest, MixtureOfExpertsReadsOnlyTheExpertsItTouches) {

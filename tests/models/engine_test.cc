@@ -54,6 +54,17 @@ TEST(EngineTest, GivenValuesWinAndADefaultedSequenceCapStaysWithinTheTokenBudget
   EXPECT_EQ(ResolveEngine(e, FindGpu("h100-sxm")).max_num_seqs, 64);
 }
 
+// vllm/config/vllm.py _set_cudagraph_sizes: the largest captured size is
+// min(2·max_num_seqs, 512), then at most max_num_batched_tokens.
+TEST(EngineTest, LargestCudaGraphFollowsVllm) {
+  EngineSettings e;
+  EXPECT_EQ(ResolveEngine(e, FindGpu("h100-sxm")).cudagraph_max_tokens, 512);
+  e.max_num_seqs = 128;
+  EXPECT_EQ(ResolveEngine(e, FindGpu("h100-sxm")).cudagraph_max_tokens, 256);
+  e.max_num_batched_tokens = 200;
+  EXPECT_EQ(ResolveEngine(e, FindGpu("h100-sxm")).cudagraph_max_tokens, 200);
+}
+
 TEST(ProfileTest, KvPoolFollowsVllmsMemoryProfile) {
   const Profile p = FindProfile("h100-llama3.1-8b-bf16");
   // Activations: 8192 tokens × 2·(2·4096 + 2·14336) bytes, and 1024 rows of
