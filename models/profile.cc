@@ -256,7 +256,8 @@ Profile FindProfile(std::string_view name) {
     valid += (valid.empty() ? "" : ", ") + p.name;
   }
   throw std::invalid_argument("unknown profile '" + std::string(name) + "' (valid: " + valid +
-                              ", or a path to a profile .yaml file)");
+                              ", or a path to a profile .yaml file" +
+                              sim::DidYouMean(name, sim::SplitNames(valid)) + ")");
 }
 
 }  // namespace kvroute::models
