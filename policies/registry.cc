@@ -56,10 +56,15 @@ const std::vector<PolicyInfo>& PolicyTable() {
   return table;
 }
 
-const PolicyInfo& FindPolicy(std::string_view name) {
+const PolicyInfo* FindPolicyOrNull(std::string_view name) {
   for (const PolicyInfo& info : PolicyTable()) {
-    if (info.name == name) return info;
+    if (info.name == name) return &info;
   }
+  return nullptr;
+}
+
+const PolicyInfo& FindPolicy(std::string_view name) {
+  if (const PolicyInfo* info = FindPolicyOrNull(name)) return *info;
   const std::vector<std::string> names = PolicyNames();
   throw PolicyConfigError("unknown policy '" + std::string(name) + "' (valid: " +
                           sim::JoinNames(names) + sim::DidYouMean(name, names) + ")");

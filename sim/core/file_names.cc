@@ -1,6 +1,7 @@
 #include "sim/core/file_names.h"
 
 #include <cstdint>
+#include <cstdio>
 
 namespace kvroute::sim {
 
@@ -39,6 +40,22 @@ bool IsUtf8(std::string_view text) {
     i += extra + 1;
   }
   return true;
+}
+
+std::string EscapeForMessage(std::string_view text) {
+  const bool utf8 = IsUtf8(text);
+  std::string out;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte < 0x20 || byte == 0x7F || (!utf8 && byte >= 0x80)) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
 }
 
 std::string FileNameProblem(std::string_view name) {

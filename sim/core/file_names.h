@@ -14,6 +14,10 @@ namespace kvroute::sim {
 // UTF-8. Empty when it is fine.
 std::string FileNameProblem(std::string_view name);
 
+// `text` with control characters and bytes that are not UTF-8 written as
+// \xNN, so that a message can show a bad name without garbling the terminal.
+std::string EscapeForMessage(std::string_view text);
+
 // True when `text` is well-formed UTF-8.
 bool IsUtf8(std::string_view text);
 

@@ -51,7 +51,8 @@ const YamlKeyTable& TopLevelKeys() {
 void ParseTopLevel(YamlMap& top, Scenario* s) {
   s->name = top.String("name");
   if (std::string problem = FileNameProblem(s->name); !problem.empty()) {
-    top.Fail("name", "the name becomes the output file <name>.h5, and it " + problem);
+    top.Fail("name", "'" + EscapeForMessage(s->name) +
+                         "' becomes the output file <name>.h5, and it " + problem);
   }
   s->seed = top.Integer("seed");
   s->seeds = static_cast<uint32_t>(top.Integer("seeds"));
