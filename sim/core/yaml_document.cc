@@ -23,8 +23,9 @@ std::string ChildPath(const std::string& path, const std::string& key) {
 
 void Walk(const YAML::Node& node, const YamlSource& source, const std::string& path, int depth) {
   if (depth > kMaxYamlDepth) {
-    source.Fail(node, path.empty() ? "(top level)" : path,
-                "nested more than " + std::to_string(kMaxYamlDepth) + " levels deep");
+    // No key path: it would be as long as the nesting.
+    throw YamlError(source.name() + LineOf(node) + ": nested more than " +
+                    std::to_string(kMaxYamlDepth) + " levels deep");
   }
   if (node.IsSequence()) {
     for (size_t i = 0; i < node.size(); ++i) {
