@@ -11,10 +11,11 @@ std::string FormatYamlNumber(double value) {
   char text[40];
   std::snprintf(text, sizeof text, "%.10g", value);
   std::string s = text;
-  // %g writes 1e+07; YAML and people read 1e7.
-  if (size_t e = s.find("e+"); e != std::string::npos) {
-    s.erase(e + 1, 1);
-    while (s.size() > e + 2 && s[e + 1] == '0') s.erase(e + 1, 1);
+  // %g writes 1e+07 and 1e-09; YAML and people read 1e7 and 1e-9.
+  if (size_t e = s.find('e'); e != std::string::npos) {
+    if (s[e + 1] == '+') s.erase(e + 1, 1);
+    const size_t digits = s[e + 1] == '-' ? e + 2 : e + 1;
+    while (s.size() > digits + 1 && s[digits] == '0') s.erase(digits, 1);
   }
   return s;
 }

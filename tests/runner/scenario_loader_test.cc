@@ -110,9 +110,10 @@ TEST(ScenarioLoaderTest, DeploymentHitEstimateIsAChoice) {
   Scenario s = LoadScenarioText(kMinimal, "s.yaml", {"cluster.deployment_hit_estimate=router"});
   EXPECT_EQ(s.deployment_hit_estimate, Scenario::HitEstimate::kRouter);
   std::string error = ErrorOf(kMinimal, {"cluster.deployment_hit_estimate=guess"});
-  EXPECT_NE(error.find("cluster.deployment_hit_estimate': unknown hit estimate 'guess' (valid: exact, "
-                       "router)"),
-            std::string::npos)
+  EXPECT_NE(
+      error.find("cluster.deployment_hit_estimate': unknown hit estimate 'guess' (valid: exact, "
+                 "router)"),
+      std::string::npos)
       << error;
 }
 

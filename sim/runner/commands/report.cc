@@ -37,7 +37,7 @@ std::string PlotLoad(const po::variables_map& vm, const analysis::SweepResults& 
 int Report(const po::variables_map& vm, const CommandIo& io) {
   if (vm.count("plot-qps") && !vm.count("plots")) throw UsageError("--plot-qps needs --plots");
   const std::string path = vm["file"].as<std::string>();
-  CheckInputFile(path, InputKind{"results file", uint64_t{1} << 40});
+  CheckInputFile(path, kResultsInput);
   const analysis::StoredResults stored = analysis::ReadResultsHdf5(path);
   const std::string plot_qps = PlotLoad(vm, stored.results);
   const std::string format = vm["format"].as<std::string>();
