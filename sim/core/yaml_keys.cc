@@ -6,10 +6,12 @@
 
 namespace kvroute::sim {
 
-std::string FormatYamlNumber(double value) {
+namespace {
+
+std::string Format(const char* format, double value) {
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   char text[40];
-  std::snprintf(text, sizeof text, "%.10g", value);
+  std::snprintf(text, sizeof text, format, value);
   std::string s = text;
   // %g writes 1e+07 and 1e-09; YAML and people read 1e7 and 1e-9.
   if (size_t e = s.find('e'); e != std::string::npos) {
@@ -19,6 +21,12 @@ std::string FormatYamlNumber(double value) {
   }
   return s;
 }
+
+}  // namespace
+
+std::string FormatYamlNumber(double value) { return Format("%.10g", value); }
+
+std::string FormatCompactNumber(double value) { return Format("%g", value); }
 
 std::string YamlKey::DefaultText() const {
   if (required) return "required";

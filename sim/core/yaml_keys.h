@@ -72,6 +72,8 @@ YamlKey NestedKey(std::string name, YamlType type, std::string fallback_text,
 
 // "12", "0.003", "1e+07" -> "1e7": numbers as the docs and messages print them.
 std::string FormatYamlNumber(double value);
+// The same with 6 significant digits: 4096, 100000, 1e9.
+std::string FormatCompactNumber(double value);
 
 }  // namespace kvroute::sim
 

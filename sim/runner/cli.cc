@@ -53,6 +53,9 @@ std::vector<std::string> OptionNames(const po::options_description& options) {
     const std::vector<std::string> names = OptionNames(visible);
     throw UsageError("unknown option '" + name + "'" + DidYouMean(name, names));
   }
+  if (const auto* missing = dynamic_cast<const po::required_option*>(&e)) {
+    throw UsageError(missing->get_option_name() + " is required");
+  }
   if (dynamic_cast<const po::too_many_positional_options_error*>(&e)) {
     throw UsageError("too many arguments");
   }

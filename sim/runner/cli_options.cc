@@ -14,10 +14,12 @@ namespace {
 
 namespace po = boost::program_options;
 
+// Bounds as people read them: 4096, 1e9.
+std::string Bound(double value) { return FormatCompactNumber(value); }
+
 std::string RangeText(double min, double max, bool exclusive_min) {
-  if (std::isinf(max)) return std::string(exclusive_min ? "> " : ">= ") + FormatYamlNumber(min);
-  return std::string(exclusive_min ? "in (" : "in [") + FormatYamlNumber(min) + ", " +
-         FormatYamlNumber(max) + "]";
+  if (std::isinf(max)) return std::string(exclusive_min ? "> " : ">= ") + Bound(min);
+  return std::string(exclusive_min ? "in (" : "in [") + Bound(min) + ", " + Bound(max) + "]";
 }
 
 // A typed_value whose text is parsed by `parse` (the strict parsers above)
@@ -82,6 +84,13 @@ std::vector<double> ParseRealList(const std::string& flag, const std::string& te
   }
 }
 
+template <typename Value>
+void OptionList::Add(const char* name, Value* value, const std::string& description) {
+  if (next_required_) value->required();
+  next_required_ = false;
+  options_->add_options()(name, value, description.c_str());
+}
+
 OptionList& OptionList::Flag(const char* name, const char* description) {
   options_->add_options()(name, po::bool_switch(), description);
   return *this;
@@ -91,7 +100,7 @@ OptionList& OptionList::Text(const char* name, const char* metavar, const char* 
                              std::optional<std::string> fallback) {
   auto* value = po::value<std::string>()->value_name(metavar);
   if (fallback) value->default_value(*fallback);
-  options_->add_options()(name, value, description);
+  Add(name, value, description);
   return *this;
 }
 
@@ -100,7 +109,7 @@ OptionList& OptionList::TextDerived(const char* name, const char* metavar, const
   // The default is shown, and the value left unset, so the command derives it.
   auto* value = po::value<std::string>()->value_name(metavar);
   value->default_value(std::string(), fallback_text);
-  options_->add_options()(name, value, description);
+  Add(name, value, description);
   return *this;
 }
 
@@ -122,7 +131,9 @@ OptionList& OptionList::WholeNumber(const char* name, const char* metavar, const
   } else if (fallback) {
     value->default_value(*fallback);
   }
-  options_->add_options()(name, value, description);
+  const std::string full = std::string(description) + "; whole number " +
+                           RangeText(static_cast<double>(min), static_cast<double>(max), false);
+  Add(name, value, full);
   return *this;
 }
 
@@ -137,7 +148,9 @@ OptionList& OptionList::RealNumber(const char* name, const char* metavar, const 
   if (fallback) {
     value->default_value(*fallback, fallback_text ? fallback_text : FormatYamlNumber(*fallback));
   }
-  options_->add_options()(name, value, description);
+  const std::string full =
+      std::string(description) + "; number " + RangeText(min, max, exclusive_min);
+  Add(name, value, full);
   return *this;
 }
 
@@ -155,7 +168,7 @@ OptionList& OptionList::Choice(const char* name, const std::vector<std::string>&
   for (const std::string& c : choices) metavar += (metavar.empty() ? "" : "|") + c;
   value->value_name(metavar);
   if (fallback) value->default_value(*fallback);
-  options_->add_options()(name, value, description);
+  Add(name, value, description);
   return *this;
 }
 

@@ -39,6 +39,12 @@ class OptionList {
  public:
   explicit OptionList(boost::program_options::options_description* options) : options_(options) {}
 
+  // Makes the next option added required: parsing fails without it, and help says so.
+  OptionList& Required() {
+    next_required_ = true;
+    return *this;
+  }
+
   OptionList& Flag(const char* name, const char* description);
   OptionList& Text(const char* name, const char* metavar, const char* description,
                    std::optional<std::string> fallback = {});
@@ -57,7 +63,11 @@ class OptionList {
                      const char* description, std::optional<std::string> fallback = {});
 
  private:
+  template <typename Value>
+  void Add(const char* name, Value* value, const std::string& description);
+
   boost::program_options::options_description* options_;
+  bool next_required_ = false;
 };
 
 // The value of a Choice or Text option, or `fallback` when it was not given.

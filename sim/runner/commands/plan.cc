@@ -30,9 +30,6 @@ PreviousPlan ReadPrevious(const std::string& path, uint32_t replicas) {
 }
 
 int Plan(const po::variables_map& vm, const CommandIo& io) {
-  for (const char* required : {"replicas", "q-cap", "slots-per-replica"}) {
-    if (!vm.count(required)) throw UsageError("--" + std::string(required) + " is required");
-  }
   policies::PlannerConfig config{
       .destinations = static_cast<uint32_t>(vm["replicas"].as<uint64_t>()),
       .q_cap = vm["q-cap"].as<double>(),
@@ -86,29 +83,30 @@ int Plan(const po::variables_map& vm, const CommandIo& io) {
 }  // namespace
 
 Command PlanCommandDefinition() {
-  return {"plan",
-          "build a CacheRoute routing table from measured per-key rates (CSV key,rate)",
-          {{"rates", "RATES.csv", "measured rates: a key,rate header, then one key,rate per line",
-            true}},
-          [](OptionList& o) {
-            o.WholeNumber("replicas", "R", "destinations to plan for (required)", 1, 100'000)
-                .RealNumber("q-cap", "Q", "requests per second one destination serves (required)",
-                            0, 1e9, true)
-                .WholeNumber("slots-per-replica", "W", "warm-key slots per destination (required)",
-                             1, 10'000'000)
-                .Choice("ablation", PlanAblations().names(),
-                        "affinity: no replication; replication: no cold-tail spreading; full",
-                        "full")
-                .Choice("format", {"csv", "json"}, "output format", "csv")
-                .Text("out", "FILE", "write the table here instead of stdout")
-                .Text("previous", "PLAN",
-                      "plan against this earlier table (CSV, or JSON when it ends in .json)")
-                .RealNumber("churn-slack", "S",
-                            "with --previous: keep old destinations within (1+S) x the fresh "
-                            "plan's highest load",
-                            0, 100, false, 0.05);
-          },
-          Plan};
+  return {
+      "plan",
+      "build a CacheRoute routing table from measured per-key rates (CSV key,rate)",
+      {{"rates", "RATES.csv", "measured rates: a key,rate header, then one key,rate per line",
+        true}},
+      [](OptionList& o) {
+        o.Required()
+            .WholeNumber("replicas", "R", "destinations to plan for", 1, 100'000)
+            .Required()
+            .RealNumber("q-cap", "Q", "requests per second one destination serves", 0, 1e9, true)
+            .Required()
+            .WholeNumber("slots-per-replica", "W", "warm-key slots per destination", 1, 10'000'000)
+            .Choice("ablation", PlanAblations().names(),
+                    "affinity: no replication; replication: no cold-tail spreading; full", "full")
+            .Choice("format", {"csv", "json"}, "output format", "csv")
+            .Text("out", "FILE", "write the table here instead of stdout")
+            .Text("previous", "PLAN",
+                  "plan against this earlier table (CSV, or JSON when it ends in .json)")
+            .RealNumber("churn-slack", "S",
+                        "with --previous: keep old destinations within (1+S) x the fresh "
+                        "plan's highest load",
+                        0, 100, false, 0.05);
+      },
+      Plan};
 }
 
 }  // namespace kvroute::sim

@@ -95,7 +95,6 @@ void PrintText(const Scenario& s, const analysis::PointResult& r, std::ostream& 
 }
 
 int Point(const po::variables_map& vm, const CommandIo& io) {
-  if (!vm.count("policy")) throw UsageError("--policy is required");
   Scenario scenario = LoadScenarioArgument(vm);
   const bool native = scenario.workload.trace.timing == models::TraceConfig::Timing::kNative;
   if (!vm.count("qps") && !native) throw UsageError("--qps is required");
@@ -125,8 +124,9 @@ Command PointCommandDefinition() {
           "simulate one (policy, load, seed) point and print its metrics, as text or JSON",
           {ScenarioArgument(true)},
           [](OptionList& o) {
-            o.Text("policy", "NAME",
-                   "a policy label of the scenario, or any registered policy with its defaults")
+            o.Required()
+                .Text("policy", "NAME",
+                      "a policy label of the scenario, or any registered policy with its defaults")
                 .RealNumber("qps", "X",
                             "the load, requests per second (not for a native-timing trace)", 0,
                             INFINITY, true)

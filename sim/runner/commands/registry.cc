@@ -32,6 +32,7 @@ std::vector<OptionText> OptionTexts(const Command& command) {
     if (!parameter.empty()) t.flag += " " + parameter;
     if (option->semantic()->max_tokens() == 0) t.fallback = "off";
     if (option->semantic()->is_composing()) t.fallback = "none; repeatable";
+    if (option->semantic()->is_required()) t.fallback = "required";
     if (option->long_name() == "help") t.fallback = "";
     t.description = option->description();
     texts.push_back(t);
@@ -103,7 +104,13 @@ void PrintCommandHelp(const Command& command, std::ostream& out) {
   for (const OptionText& t : texts) {
     out << "  " << std::left << std::setw(static_cast<int>(width)) << t.flag;
     if (t.flag.size() >= width) out << "\n  " << std::string(width, ' ');
-    out << t.description << (t.fallback.empty() ? "" : " (default: " + t.fallback + ")") << "\n";
+    out << t.description;
+    if (t.fallback == "required") {
+      out << " (required)";
+    } else if (!t.fallback.empty()) {
+      out << " (default: " << t.fallback << ")";
+    }
+    out << "\n";
   }
 }
 
