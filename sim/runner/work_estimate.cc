@@ -26,6 +26,8 @@ constexpr double kBytesPerBlock = 64;
 constexpr double kBytesPerKey = 64;
 constexpr double kBytesPerRingPoint = 16;
 constexpr double kBytesPerBucket = 256;
+// Above this many events per request, the request's length is the cost to name.
+constexpr double kUsualEventsPerRequest = 1000;
 // Requests waiting or running at once, at most: the load times this long.
 constexpr double kInFlightSeconds = 60;
 
@@ -104,20 +106,23 @@ WorkEstimate EstimatePointWork(const Scenario& s, std::optional<double> qps) {
   const double replicas = s.replica_count();
 
   e.requests = load * s.duration_s * MeanLoadFactor(w, s.duration_s);
+  // Each request costs its events and the hashing of its prompt blocks. The
+  // key named is the load, unless a request costs far more than usual, when
+  // its length (long sessions, huge outputs) is what to lower.
   const double output = trace ? 512 : w.output_tokens.Mean();
-  e.terms.push_back({qps ? "--qps" : "sweep.qps",
-                     Sci(load) + " QPS x duration_s " + Sci(s.duration_s) + " s, " +
-                         Sci(kEventsPerRequest + output / kOutputTokensPerEvent) +
-                         " events per request",
-                     e.requests * (kEventsPerRequest + output / kOutputTokensPerEvent), 0});
-
   const double prompt_blocks = (trace ? 8192 : MeanPromptTokens(w)) / w.block_size_tokens;
+  const double per_request =
+      kEventsPerRequest + output / kOutputTokensPerEvent + prompt_blocks / kBlocksPerEvent;
+  const std::string length_key =
+      trace ? "workload.trace"
+            : (w.sessions.turns.Mean() > 1 ? "workload.sessions" : "workload.output_tokens");
+  const std::string load_key = qps ? "--qps" : "sweep.qps";
   const double in_flight = std::min(e.requests, load * kInFlightSeconds);
-  e.terms.push_back(
-      {trace ? "workload.trace"
-             : (w.sessions.turns.Mean() > 1 ? "workload.sessions" : "workload.prompt"),
-       Sci(prompt_blocks) + " prompt blocks per request",
-       e.requests * prompt_blocks / kBlocksPerEvent, in_flight * (prompt_blocks * 8 + 256)});
+  e.terms.push_back({per_request > kUsualEventsPerRequest ? length_key : load_key,
+                     Sci(load) + " QPS x duration_s " + Sci(s.duration_s) + " s, " +
+                         Sci(per_request) + " events per request (" + Sci(prompt_blocks) +
+                         " prompt blocks)",
+                     e.requests * per_request, in_flight * (prompt_blocks * 8 + 256)});
 
   const double blocks = s.kv_blocks > 0
                             ? static_cast<double>(s.kv_blocks)
