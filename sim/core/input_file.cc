@@ -13,7 +13,7 @@
 namespace kvroute::sim {
 namespace {
 
-constexpr std::array kKinds{kScenarioInput, kProfileInput, kTraceInput, kGapsInput,
+constexpr std::array kKinds{kScenarioInput, kProfileInput, kTraceInput,  kGapsInput,
                             kRatesInput,    kPlanInput,    kResultsInput};
 
 std::string NotRegular(const std::string& path, const InputKind& kind, mode_t mode) {
