@@ -1,5 +1,6 @@
 // Every key table of the scenario loader, in document order, printed for the
 // docs (scenario_keys.h).
+#include "sim/runner/markdown.h"
 #include "sim/runner/scenario_keys.h"
 #include "sim/runner/scenario_loader_internal.h"
 
@@ -28,8 +29,8 @@ void PrintScenarioKeys(std::ostream& out, bool markdown) {
     if (markdown) {
       out << "### `" << title << "`\n\n| key | type | default | meaning |\n|---|---|---|---|\n";
       for (const YamlKey& k : table->keys) {
-        out << "| `" << k.name << "` | " << k.TypeText() << " | " << k.DefaultText() << " | "
-            << Meaning(k) << " |\n";
+        out << "| `" << k.name << "` | " << MarkdownCell(k.TypeText()) << " | "
+            << MarkdownCell(k.DefaultText()) << " | " << MarkdownCell(Meaning(k)) << " |\n";
       }
       out << "\n";
       continue;

@@ -5,6 +5,7 @@
 #include "sim/core/did_you_mean.h"
 #include "sim/core/yaml_keys.h"
 #include "sim/runner/commands/command.h"
+#include "sim/runner/markdown.h"
 
 namespace kvroute::sim {
 namespace {
@@ -33,15 +34,15 @@ int Policies(const po::variables_map& vm, const CommandIo& io) {
       }
       continue;
     }
-    io.out << "### `" << info.name << "`\n\n" << info.description << "\n\n";
+    io.out << "### `" << info.name << "`\n\n" << MarkdownCell(info.description) << "\n\n";
     if (info.params.empty()) {
       io.out << "No parameters.\n\n";
       continue;
     }
     io.out << "| parameter | default | values | meaning |\n|---|---|---|---|\n";
     for (const policies::ParamSpec& p : info.params) {
-      io.out << "| `" << p.name << "` | " << DefaultText(p) << " | " << Kind(p) << " | "
-             << p.description << " |\n";
+      io.out << "| `" << p.name << "` | " << MarkdownCell(DefaultText(p)) << " | "
+             << MarkdownCell(Kind(p)) << " | " << MarkdownCell(p.description) << " |\n";
     }
     io.out << "\n";
   }

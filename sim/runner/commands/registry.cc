@@ -3,6 +3,7 @@
 #include <iomanip>
 
 #include "sim/runner/commands/command.h"
+#include "sim/runner/markdown.h"
 
 namespace kvroute::sim {
 namespace {
@@ -121,7 +122,7 @@ void PrintCommandMarkdown(const Command& command, std::ostream& out) {
       << UsageLine(command) << "\n```\n\n"
       << "| argument or option | meaning | default |\n|---|---|---|\n";
   for (const Argument& a : command.arguments) {
-    out << "| `" << a.metavar << "` | " << a.description << " | "
+    out << "| `" << a.metavar << "` | " << MarkdownCell(a.description) << " | "
         << (a.required ? "required" : "optional") << " |\n";
   }
   for (const OptionText& t : OptionTexts(command)) {
@@ -130,7 +131,8 @@ void PrintCommandMarkdown(const Command& command, std::ostream& out) {
     for (size_t at = flag.find('|'); at != std::string::npos; at = flag.find('|', at + 2)) {
       flag.replace(at, 1, "\\|");
     }
-    out << "| `" << flag << "` | " << t.description << " | " << t.fallback << " |\n";
+    out << "| `" << flag << "` | " << MarkdownCell(t.description) << " | "
+        << MarkdownCell(t.fallback) << " |\n";
   }
   out << "\n";
 }
