@@ -1,11 +1,10 @@
 #include "models/catalog.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
 #include "models/builtin_data.h"
+#include "sim/core/input_file.h"
 #include "sim/core/yaml_map.h"
 
 namespace kvroute::models {
@@ -57,20 +56,15 @@ const T* FindByName(const std::vector<T>& items, std::string_view name, std::str
 }  // namespace
 
 YAML::Node LoadYamlText(const std::string& text, const std::string& source) {
-  try {
-    return YAML::Load(text);
-  } catch (const YAML::ParserException& e) {
-    throw sim::YamlError(source + ":" + std::to_string(e.mark.line + 1) +
-                         ": invalid YAML: " + e.msg);
-  }
+  return sim::LoadStrictYaml(text, source);
 }
 
 std::string ReadDataFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument(path + ": cannot open file");
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
+  try {
+    return sim::ReadInputFile(path, sim::kProfileInput);
+  } catch (const sim::InputFileError& e) {
+    throw std::invalid_argument(e.what());
+  }
 }
 
 const std::vector<Gpu>& BuiltinGpus() {

@@ -21,12 +21,17 @@ Dtype ParseDtypeKey(sim::YamlMap& map, const std::string& key, Dtype fallback) {
   return *d;
 }
 
-// A model or GPU named by `key`: a built-in name or a .yaml path. Lookup
-// errors are reported at the key.
+// A model or GPU named by `key`: a built-in name or a .yaml path (relative to
+// `base_dir` when given). Lookup errors are reported at the key.
 template <typename T, typename Find>
-T FindAt(sim::YamlMap& map, const std::string& key, Find find) {
+T FindAt(sim::YamlMap& map, const std::string& key, const std::string& base_dir, Find find,
+         std::string* ref) {
   map.Required(key);
   std::string name = map.String(key, "");
+  *ref = name;
+  if (!base_dir.empty() && name.ends_with(".yaml") && name.front() != '/') {
+    name = base_dir + "/" + name;
+  }
   try {
     return find(name);
   } catch (const std::invalid_argument& e) {
@@ -72,12 +77,13 @@ std::vector<Profile> LoadBuiltins() {
 
 }  // namespace
 
-Profile ParseProfile(const YAML::Node& node, const std::string& source, const std::string& path) {
+Profile ParseProfile(const YAML::Node& node, const std::string& source, const std::string& path,
+                     const std::string& base_dir) {
   sim::YamlMap top(source, node, path);
   Profile p;
   p.file = source;
-  p.model = FindAt<ModelArchitecture>(top, "model", FindArchitecture);
-  p.gpu = FindAt<Gpu>(top, "gpu", FindGpu);
+  p.model = FindAt<ModelArchitecture>(top, "model", base_dir, FindArchitecture, &p.model_ref);
+  p.gpu = FindAt<Gpu>(top, "gpu", base_dir, FindGpu, &p.gpu_ref);
   p.tensor_parallel = static_cast<int>(top.Integer("tensor_parallel", 1, 1, 64));
   p.weight_dtype = ParseDtypeKey(top, "weight_dtype", Dtype::kBf16);
   p.kv_dtype =
@@ -150,7 +156,8 @@ Profile FindProfile(std::string_view name) {
     valid += (valid.empty() ? "" : ", ") + p.name;
   }
   throw std::invalid_argument("unknown profile '" + std::string(name) + "' (valid: " + valid +
-                              ", or a path to a profile .yaml file)");
+                              ", or a path to a profile .yaml file" +
+                              sim::DidYouMean(name, sim::SplitNames(valid)) + ")");
 }
 
 }  // namespace kvroute::models

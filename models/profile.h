@@ -49,6 +49,7 @@ struct Profile {
   std::string file;  // where it was read from
   ModelArchitecture model;
   Gpu gpu;
+  std::string model_ref, gpu_ref;  // as written: built-in names or paths
   Dtype weight_dtype = Dtype::kBf16;
   // vLLM's kv_cache_dtype "auto" keeps KV in the model's activation dtype
   // (16-bit) even for fp8 weights (vllm/config/cache.py); fp8 KV is a choice.
@@ -82,10 +83,11 @@ struct Profile {
 };
 
 // Parses a profile: a map with `model` and `gpu` (built-in names or .yaml
-// paths), tensor_parallel, dtypes, engine and calibration; errors name
-// `source`, the line and the key under `path`. Throws sim::YamlError.
+// paths, relative to `base_dir` when given), tensor_parallel, dtypes, engine
+// and calibration; errors name `source`, the line and the key under `path`.
+// Throws sim::YamlError.
 Profile ParseProfile(const YAML::Node& node, const std::string& source,
-                     const std::string& path = "");
+                     const std::string& path = "", const std::string& base_dir = "");
 
 // The built-in profiles (models/profiles/*.yaml), in name order.
 const std::vector<Profile>& BuiltinProfiles();

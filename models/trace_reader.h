@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/choice_table.h"
+
 namespace kvroute::models {
 
 struct TraceConfig {
@@ -55,7 +57,10 @@ class TraceError : public std::runtime_error {
 };
 
 // Reads `config.file` in `config.format`, keeping the configured subset.
-// Throws TraceError naming the file, the line and the field at fault.
+// Throws TraceError naming the file, the line and the field at fault: a file
+// that is not a regular file or is too large (sim/core/input_file.h), a field
+// missing or given twice, a token count of 0, a timestamp out of order or
+// beyond the int64-nanosecond clock, a date that does not exist.
 Trace ReadTrace(const TraceConfig& config);
 
 // One pass of the trace in seconds: its span plus one mean gap (1 s for a
@@ -70,6 +75,9 @@ double NativeQps(const Trace& trace);
 // earlier request — the trace's own 512-token block hit rate with an
 // infinite cache (0 for traces without block ids).
 double NativeBlockHitRate(const Trace& trace);
+
+// The formats by name: "mooncake", "azure".
+const sim::ChoiceTable<TraceConfig::Format>& TraceFormats();
 
 // "mooncake" for *.jsonl, "azure" for *.csv, kNone otherwise.
 TraceConfig::Format GuessTraceFormat(const std::string& path);

@@ -52,8 +52,9 @@ bool TraceReplay::Next(Request* out) {
   }
   const TraceRecord& r = trace_->records[index_];
   double trace_s = static_cast<double>(pass_) * period_s_ + sim::ToSeconds(r.time_ns);
+  // Compared before the conversion, which past the end could overflow the clock.
+  if (!(trace_s * scale_ * 1e9 < static_cast<double>(end_))) return false;
   sim::Time arrival = sim::FromSeconds(trace_s * scale_);
-  if (arrival >= end_) return false;
   ++index_;
   out->id = next_id_++;
   out->arrival = arrival;

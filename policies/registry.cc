@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "policies/builtin_policies.h"
+#include "sim/core/did_you_mean.h"
 
 namespace kvroute::policies {
 namespace {
@@ -12,19 +13,27 @@ namespace {
 constexpr double kMaxParameter = 1e9;
 
 std::vector<PolicyInfo> MakeTable() {
-  return {RoundRobinPolicyInfo(),       RandomPolicyInfo(),          FlatLbPolicyInfo(),
-          LeastLoadedPolicyInfo(),      StickyPolicyInfo(),          ChwblPolicyInfo(),
-          PrefixHashPolicyInfo(),       SessionAffinityPolicyInfo(), SoftmaxPolicyInfo(),
-          FlexLbPolicyInfo(),           DynamoKvPolicyInfo(),        LlmdPolicyInfo(),
-          SglangCacheAwarePolicyInfo(), DualMapPolicyInfo(),         PreblePolicyInfo(),
-          CacheRoutePolicyInfo()};
+  std::vector<PolicyInfo> table = BuiltinPolicyInfos();
+  for (size_t i = 0; i < table.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      if (table[i].name == table[j].name) {
+        throw std::logic_error("policy '" + table[i].name + "' is registered twice");
+      }
+    }
+  }
+  return table;
 }
 
-template <typename Items, typename Name>
-std::string JoinNames(const Items& items, Name name) {
-  std::string out;
-  for (const auto& item : items) out += (out.empty() ? "" : ", ") + name(item);
-  return out;
+std::vector<std::string> PolicyNames() {
+  std::vector<std::string> names;
+  for (const PolicyInfo& info : PolicyTable()) names.push_back(info.name);
+  return names;
+}
+
+std::vector<std::string> ParamNames(const PolicyInfo& info) {
+  std::vector<std::string> names;
+  for (const ParamSpec& p : info.params) names.push_back(p.name);
+  return names;
 }
 
 std::string FormatNumber(double value) {
@@ -47,13 +56,18 @@ const std::vector<PolicyInfo>& PolicyTable() {
   return table;
 }
 
-const PolicyInfo& FindPolicy(std::string_view name) {
+const PolicyInfo* FindPolicyOrNull(std::string_view name) {
   for (const PolicyInfo& info : PolicyTable()) {
-    if (info.name == name) return info;
+    if (info.name == name) return &info;
   }
-  throw PolicyConfigError(
-      "unknown policy '" + std::string(name) +
-      "' (valid: " + JoinNames(PolicyTable(), [](const PolicyInfo& p) { return p.name; }) + ")");
+  return nullptr;
+}
+
+const PolicyInfo& FindPolicy(std::string_view name) {
+  if (const PolicyInfo* info = FindPolicyOrNull(name)) return *info;
+  const std::vector<std::string> names = PolicyNames();
+  throw PolicyConfigError("unknown policy '" + std::string(name) + "' (valid: " +
+                          sim::JoinNames(names) + sim::DidYouMean(name, names) + ")");
 }
 
 Params ResolveParams(const PolicyInfo& info, const std::vector<ParamValue>& given) {
@@ -68,10 +82,10 @@ Params ResolveParams(const PolicyInfo& info, const std::vector<ParamValue>& give
     while (i < names.size() && names[i] != value.name) ++i;
     std::string prefix = value.where.empty() ? "" : value.where + ": ";
     if (i == names.size()) {
-      std::string valid =
-          info.params.empty()
-              ? "it takes none"
-              : "valid: " + JoinNames(info.params, [](const ParamSpec& p) { return p.name; });
+      const std::vector<std::string> names = ParamNames(info);
+      std::string valid = info.params.empty() ? "it takes none"
+                                              : "valid: " + sim::JoinNames(names) +
+                                                    sim::DidYouMean(value.name, names);
       throw PolicyConfigError(prefix + "unknown parameter '" + value.name + "' for policy '" +
                               info.name + "' (" + valid + ")");
     }
@@ -79,10 +93,10 @@ Params ResolveParams(const PolicyInfo& info, const std::vector<ParamValue>& give
     if (!spec.choices.empty()) {
       auto it = std::find(spec.choices.begin(), spec.choices.end(), value.text);
       if (it == spec.choices.end()) {
-        throw PolicyConfigError(
-            prefix + "parameter '" + spec.name + "' of policy '" + info.name + "' must be one of " +
-            JoinNames(spec.choices, [](const std::string& c) { return c; }) + ", got '" +
-            (value.text.empty() ? FormatNumber(value.value) : value.text) + "'");
+        throw PolicyConfigError(prefix + "parameter '" + spec.name + "' of policy '" + info.name +
+                                "' must be one of " + sim::JoinNames(spec.choices) + ", got '" +
+                                (value.text.empty() ? FormatNumber(value.value) : value.text) +
+                                "'" + sim::DidYouMean(value.text, spec.choices));
       }
       values[i] = static_cast<double>(it - spec.choices.begin());
       continue;

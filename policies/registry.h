@@ -68,6 +68,8 @@ const std::vector<PolicyInfo>& PolicyTable();
 
 // Throws PolicyConfigError listing the valid names.
 const PolicyInfo& FindPolicy(std::string_view name);
+// nullptr when no policy has that name.
+const PolicyInfo* FindPolicyOrNull(std::string_view name);
 
 // Checks names and bounds and fills in defaults. Throws PolicyConfigError.
 Params ResolveParams(const PolicyInfo& info, const std::vector<ParamValue>& given);

@@ -37,6 +37,14 @@ std::string Quote(const std::string& s) {
 
 }  // namespace
 
+const ChoiceTable<policies::PlanAblation>& PlanAblations() {
+  static const ChoiceTable<policies::PlanAblation> table(
+      "ablation", {{"affinity", policies::PlanAblation::kAffinityOnly},
+                   {"replication", policies::PlanAblation::kReplication},
+                   {"full", policies::PlanAblation::kFull}});
+  return table;
+}
+
 KeyRates ReadKeyRates(std::istream& in, const std::string& source) {
   KeyRates result;
   std::unordered_set<std::string> seen;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "policies/cacheroute_planner.h"
+#include "sim/core/choice_table.h"
 #include "sim/runner/previous_plan.h"
 
 namespace kvroute::sim {
@@ -20,6 +21,9 @@ class RatesFileError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// `--ablation` names (seed 003 §5.3): affinity, replication, full.
+const ChoiceTable<policies::PlanAblation>& PlanAblations();
 
 struct KeyRates {
   std::vector<std::string> keys;  // as written, in file order

@@ -10,6 +10,8 @@
 #include <iterator>
 #include <unordered_set>
 
+#include "sim/core/yaml_document.h"
+
 namespace kvroute::sim {
 namespace {
 
@@ -119,9 +121,11 @@ PreviousPlan ReadPreviousPlanJson(std::istream& in, const std::string& source, u
   };
   YAML::Node root;
   try {
-    root = YAML::Load(text);  // JSON is YAML; yaml-cpp gives line and column
-  } catch (const YAML::ParserException& e) {
-    fail(e.mark, "invalid JSON: " + e.msg);
+    // JSON is YAML; yaml-cpp gives line and column. The strict reader refuses
+    // a field given twice and nesting no plan has.
+    root = LoadStrictYaml(text, source);
+  } catch (const YamlError& e) {
+    throw PlanFileError(e.what());
   }
   if (!root.IsMap()) Fail(source, 1, 1, "expected an object with \"table\"");
   YAML::Node table = root["table"];

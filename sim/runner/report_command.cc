@@ -8,14 +8,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/hdf5_reader.h"
-#include "analysis/table.h"
-#include "sim/runner/cli_options.h"
-
 namespace kvroute::sim {
 namespace {
-
-namespace po = boost::program_options;
 
 // Single-quoted for /bin/sh.
 std::string ShellQuote(const std::string& s) {
@@ -38,9 +32,8 @@ std::string Python() {
   return "python3";
 }
 
-// Runs the plot script on `file`, writing into `dir`; its output (the paths
-// it wrote) goes to `out`. `qps` (empty: the reference load) is the load of
-// the time-series plots.
+}  // namespace
+
 void DrawPlots(const std::string& file, const std::string& dir, const std::string& qps,
                std::ostream& out) {
   std::filesystem::create_directories(dir);
@@ -51,9 +44,11 @@ void DrawPlots(const std::string& file, const std::string& dir, const std::strin
     std::fputs(PlotScript(), f);
     std::fclose(f);
   }
-  std::string command = ShellQuote(Python()) + " " + ShellQuote(script.string()) + " " +
-                        ShellQuote(file) + " " + ShellQuote(dir) +
-                        (qps.empty() ? "" : " " + ShellQuote(qps)) + " 2>&1";
+  std::string command = ShellQuote(Python());
+  for (const std::string& arg : {script.string(), file, dir, qps}) {
+    if (!arg.empty()) command.append(" ").append(ShellQuote(arg));
+  }
+  command.append(" 2>&1");
   std::FILE* pipe = popen(command.c_str(), "r");
   if (!pipe) throw std::runtime_error("cannot run " + Python());
   std::string output;
@@ -62,48 +57,17 @@ void DrawPlots(const std::string& file, const std::string& dir, const std::strin
   int status = pclose(pipe);
   std::filesystem::remove(script);
   if (status != 0) {
+    const bool missing_package = output.find("ModuleNotFoundError") != std::string::npos ||
+                                 output.find("ImportError") != std::string::npos;
     throw std::runtime_error(
-        file + ": plotting failed (" + Python() +
-        " needs matplotlib and h5py: apt-get install python3-matplotlib python3-h5py):\n" + output);
+        file + ": plotting failed" +
+        (missing_package ? " (" + Python() +
+                               " needs matplotlib and h5py: apt-get install python3-matplotlib "
+                               "python3-h5py)"
+                         : std::string()) +
+        ":\n" + output);
   }
   out << output;
-}
-
-}  // namespace
-
-int Report(int argc, const char* const* argv, std::ostream& out) {
-  po::options_description options("report");
-  options.add_options()("file", po::value<std::string>())("plots", po::value<std::string>())(
-      "format", po::value<std::string>()->default_value("text"))("plot-qps", po::value<double>());
-  po::positional_options_description positional;
-  positional.add("file", 1);
-  po::variables_map vm = Parse(argc, argv, options, positional);
-  if (!vm.count("file")) throw UsageError("report: a results file is required");
-  const std::string format = vm["format"].as<std::string>();
-  if (format != "text" && format != "md" && format != "csv") {
-    throw UsageError("--format must be text, md or csv");
-  }
-  const std::string path = vm["file"].as<std::string>();
-  if (!std::filesystem::exists(path)) throw std::runtime_error(path + ": no such file");
-  analysis::StoredResults stored = analysis::ReadResultsHdf5(path);
-  if (format == "csv") {
-    analysis::PrintSummaryCsv(stored.results, out);
-  } else if (format == "md") {
-    analysis::PrintSummaryMarkdown(stored.results, out);
-  } else {
-    out << "kvroute " << stored.attributes.kvroute_version << " results in " << path << " (written "
-        << stored.attributes.created_utc << " by `" << stored.attributes.command_line << "`)\n";
-    analysis::PrintSummaryTables(stored.results, out);
-  }
-  if (vm.count("plot-qps") && !vm.count("plots")) throw UsageError("--plot-qps needs --plots");
-  std::string plot_qps;
-  if (vm.count("plot-qps")) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%.17g", vm["plot-qps"].as<double>());
-    plot_qps = buffer;
-  }
-  if (vm.count("plots")) DrawPlots(path, vm["plots"].as<std::string>(), plot_qps, out);
-  return 0;
 }
 
 }  // namespace kvroute::sim

@@ -1,15 +1,20 @@
-// `kvroute report FILE.h5 [--plots DIR] [--format text|md|csv]`: prints a
-// results file's tables again, read from the file, and with --plots draws its
-// PNG plots with analysis/plot_report.py (run by python3 with matplotlib and
-// h5py; $KVROUTE_PYTHON names another interpreter).
+// The plots of a results file, drawn by analysis/plot_report.py (compiled
+// into the binary) with python3, matplotlib and h5py; $KVROUTE_PYTHON names
+// another interpreter. `kvroute report` (commands/report.cc) calls it.
 #ifndef KVROUTE_SIM_RUNNER_REPORT_COMMAND_H_
 #define KVROUTE_SIM_RUNNER_REPORT_COMMAND_H_
 
 #include <ostream>
+#include <string>
 
 namespace kvroute::sim {
 
-int Report(int argc, const char* const* argv, std::ostream& out);
+// Runs the plot script on `file`, writing into `dir`; its output (the paths
+// it wrote) goes to `out`. `qps` (empty: the reference load) is the load of
+// the time-series plots. Throws std::runtime_error when plotting fails,
+// blaming missing Python packages only when an import failed.
+void DrawPlots(const std::string& file, const std::string& dir, const std::string& qps,
+               std::ostream& out);
 
 // The text of analysis/plot_report.py.
 const char* PlotScript();

@@ -71,6 +71,7 @@ struct Scenario {
 
   std::string profile = "h100-llama3.1-8b-bf16";  // a built-in name or a .yaml path
   models::Profile resolved_profile;               // read once when the scenario loads
+  bool profile_inline = false;                    // written as a map in the scenario
   std::vector<DeploymentSpec> deployments;
   models::SchedulerConfig scheduler;
   int64_t kv_blocks = 0;  // 0: derived from the profile

@@ -265,3 +265,33 @@ TEST(CliTest, UsageErrorsExitNonZeroAndWriteNothing) {
 
 }  // namespace
 }  // namespace kvroute::sim
+
+namespace kvroute::sim {
+namespace {
+
+// On a terminal a point shows that it is alive: a line redrawn in place with
+// the time spent and the work estimate. What it computes is unchanged.
+TEST(CliTest, PointOnATerminalShowsProgressWithoutChangingTheResult) {
+  const std::vector<std::string> args{"kvroute",  "point",  "scenarios/quickstart.yaml",
+                                      "--policy", "sticky", "--qps",
+                                      "140",      "--json"};
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  std::ostringstream plain_out, plain_err, terminal_out, terminal_err;
+  ASSERT_EQ(RunCli(static_cast<int>(argv.size()), argv.data(), plain_out, plain_err, false), 0);
+  ASSERT_EQ(RunCli(static_cast<int>(argv.size()), argv.data(), terminal_out, terminal_err, true),
+            0);
+  EXPECT_EQ(plain_out.str(), terminal_out.str());
+  EXPECT_EQ(plain_err.str(), "");
+  // A point shorter than a second draws nothing; a longer one, this line.
+  if (!terminal_err.str().empty()) {
+    EXPECT_TRUE(std::regex_search(
+        terminal_err.str(),
+        std::regex(
+            R"(\rpoint sticky at 140 QPS: running for [0-9]+s \(about [0-9.e]+ requests, )")))
+        << terminal_err.str();
+  }
+}
+
+}  // namespace
+}  // namespace kvroute::sim

@@ -169,8 +169,11 @@ TEST_F(SweepCliTest, ReportDrawsNonEmptyPlots) {
   EXPECT_FALSE(std::filesystem::exists(dir / "deployment_share_over_time.png"));
   EXPECT_EQ(Cli({"report", *reference_, "--plot-qps", "20"}).status, 2);  // needs --plots
   Outcome missing = Cli({"report", *reference_, "--plots", dir.string(), "--plot-qps", "7"});
-  EXPECT_EQ(missing.status, 1);
-  EXPECT_NE(missing.err.find("no point at 7 QPS"), std::string::npos) << missing.err;
+  // A load the file lacks is a usage error, found before Python runs.
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.err.find("--plot-qps: the file has no points at 7 QPS (its loads: "),
+            std::string::npos)
+      << missing.err;
 }
 
 // A canary rollout with a replica failure: the deployment shares over time

@@ -49,7 +49,8 @@ TEST(AllocationTest, SteadyStateRequestsDoNotAllocate) {
   config.system_tokens = 1024;
   config.new_tokens = LengthDistribution::Uniform(64, 512);
   config.output_tokens = LengthDistribution::Uniform(1, 128);
-  WorkloadGenerator workload(config, 1, 30, sim::FromSeconds(1e6));
+  // A load the replica sustains: a steady state, not a queue that grows.
+  WorkloadGenerator workload(config, 1, 8, sim::FromSeconds(1e6));
   Request next;
   sim::Time now = 0, busy_until = 0;
   auto serve = [&](int requests) {

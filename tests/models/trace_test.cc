@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "models/trace_reader.h"
+#include "models/trace_reader_internal.h"
 #include "models/trace_replay.h"
 #include "models/workload.h"
 
@@ -204,6 +205,26 @@ TEST(TraceTest, BadLinesNameFileLineAndField) {
       ".csv", F::kAzure, "bad.csv:3: field 'ContextTokens'");
   ExpectError("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-13-16 18:15:46.68,374,44\n", ".csv",
               F::kAzure, "bad.csv:2: field 'TIMESTAMP'");
+}
+
+// Civil dates: leap years by the Gregorian rule, nothing rolled over into
+// the next month, the int64-nanosecond clock's years only.
+TEST(TraceTest, TimestampsAreRealDates) {
+  int64_t ns = 0;
+  EXPECT_EQ(trace_internal::ParseTimestamp("1970-01-01 00:00:01.5", &ns), "");
+  EXPECT_EQ(ns, 1'500'000'000);
+  EXPECT_EQ(trace_internal::ParseTimestamp("2024-02-29 00:00:00", &ns), "");
+  EXPECT_EQ(trace_internal::ParseTimestamp("2000-02-29 00:00:00", &ns), "");
+  EXPECT_EQ(trace_internal::ParseTimestamp("2023-02-29 00:00:00", &ns),
+            "day 29 does not exist in month 2 of 2023");
+  EXPECT_EQ(trace_internal::ParseTimestamp("1900-02-29 00:00:00", &ns),
+            "day 29 does not exist in month 2 of 1900");
+  EXPECT_EQ(trace_internal::ParseTimestamp("2023-04-31 00:00:00", &ns),
+            "day 31 does not exist in month 4 of 2023");
+  EXPECT_NE(trace_internal::ParseTimestamp("2262-06-01 00:00:00", &ns), "");
+  EXPECT_EQ(trace_internal::ParseTimestamp("2261-12-31 23:59:59.999999999", &ns), "");
+  EXPECT_GT(ns, 0);
+  EXPECT_NE(trace_internal::ParseTimestamp("2023-06-30 23:59:60", &ns), "");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "models/cost_model.h"
 #include "policies/cost_estimate.h"
 #include "policies/probabilistic_choice.h"
 #include "policies/registry.h"
@@ -28,6 +29,9 @@ class FixedOracle : public CacheOracle {
 class CostPoliciesTest : public ::testing::Test {
  protected:
   CostPoliciesTest() : oracle_({0, 64, 128, 0}), loads_(4) {
+    // Costs that do not move with the fitted efficiencies: 100 ms an
+    // iteration, whatever its batch.
+    ctx_.cost_model = &cost_model_;
     ctx_.num_replicas = 4;
     ctx_.seed = 3;
     request_.prompt_tokens = 2100;
@@ -65,6 +69,7 @@ class CostPoliciesTest : public ::testing::Test {
 
   ClusterView View() { return ClusterView{loads_, 0, &oracle_}; }
 
+  models::FixedCostModel cost_model_{sim::FromSeconds(0.1)};
   PolicyContext ctx_;
   FixedOracle oracle_;
   std::vector<models::ReplicaLoad> loads_;
@@ -72,7 +77,9 @@ class CostPoliciesTest : public ::testing::Test {
 };
 
 TEST_F(CostPoliciesTest, CachedPrefixShortensThePrefillEstimate) {
-  CostEstimator estimator(ctx_);
+  PolicyContext physical = ctx_;
+  physical.cost_model = nullptr;  // the default profile's physical model
+  CostEstimator estimator(physical);
   EXPECT_LT(estimator.PrefillSeconds(2100, 2048), estimator.PrefillSeconds(2100, 1024));
   EXPECT_LT(estimator.PrefillSeconds(2100, 1024), estimator.PrefillSeconds(2100, 0));
   EXPECT_GT(estimator.PrefillSeconds(2100, 2100), 0);  // the last token is computed

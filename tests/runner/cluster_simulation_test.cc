@@ -155,7 +155,7 @@ TEST(ClusterSimulationTest, EveryOfferedRequestCompletesOrIsCounted) {
 }
 
 // DualMap moves queued requests between replicas (Policy::Rebalance). With a
-// TTFT SLO tight enough for its hotspots to form at 150 req/s, requests are
+// TTFT SLO tight enough for its hotspots to form at 100 req/s, requests are
 // moved, and each still completes exactly once, deterministically.
 TEST(ClusterSimulationTest, QueueMovesServeEveryRequestOnce) {
   Scenario s = Small({"policies=[{name: dualmap, ttft_slo_s: 0.05}]"});
@@ -166,8 +166,8 @@ TEST(ClusterSimulationTest, QueueMovesServeEveryRequestOnce) {
     }
     return -1.0;
   };
-  analysis::PointResult moved = RunPoint(s, PointSpec{0, 150, 1});
-  analysis::PointResult kept = RunPoint(off, PointSpec{0, 150, 1});
+  analysis::PointResult moved = RunPoint(s, PointSpec{0, 100, 1});
+  analysis::PointResult kept = RunPoint(off, PointSpec{0, 100, 1});
   EXPECT_GT(stat(moved, "dualmap_rebalance_moves"), 10);
   EXPECT_EQ(stat(kept, "dualmap_rebalance_moves"), 0);
   for (const analysis::PointResult& r : {moved, kept}) {
@@ -175,7 +175,7 @@ TEST(ClusterSimulationTest, QueueMovesServeEveryRequestOnce) {
     EXPECT_EQ(r.unfinished + r.rejected + r.failed, 0u);
   }
   EXPECT_EQ(analysis::PointToJson(moved, s.slos),
-            analysis::PointToJson(RunPoint(s, PointSpec{0, 150, 1}), s.slos));
+            analysis::PointToJson(RunPoint(s, PointSpec{0, 100, 1}), s.slos));
 }
 
 TEST(ClusterSimulationTest, OverloadLeavesWorkUnfinishedAndFailsTheSlo) {

@@ -21,7 +21,7 @@ drain_s: 1000
 cluster:
   profile: h100-llama3.1-8b-bf16
   deployments: [{name: main, replicas: 1}]
-  scheduler: {max_num_batched_tokens: 8192, max_num_seqs: 1}
+  engine: {max_num_batched_tokens: 8192, max_num_seqs: 1}
   cost_model: {kind: fixed, iteration_s: 0.1}
 workload:
   keys: 10

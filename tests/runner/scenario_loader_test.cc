@@ -110,9 +110,10 @@ TEST(ScenarioLoaderTest, DeploymentHitEstimateIsAChoice) {
   Scenario s = LoadScenarioText(kMinimal, "s.yaml", {"cluster.deployment_hit_estimate=router"});
   EXPECT_EQ(s.deployment_hit_estimate, Scenario::HitEstimate::kRouter);
   std::string error = ErrorOf(kMinimal, {"cluster.deployment_hit_estimate=guess"});
-  EXPECT_NE(error.find("cluster.deployment_hit_estimate': unknown estimate 'guess' (valid: exact, "
-                       "router)"),
-            std::string::npos)
+  EXPECT_NE(
+      error.find("cluster.deployment_hit_estimate': unknown hit estimate 'guess' (valid: exact, "
+                 "router)"),
+      std::string::npos)
       << error;
 }
 
@@ -185,7 +186,7 @@ TEST(ScenarioLoaderTest, WorkloadErrorsNameTheirKey) {
   EXPECT_NE(ErrorOf(kMinimal, {"workload.whales=[0.6, 0.5]"}).find("'workload.whales'"),
             std::string::npos);
   EXPECT_NE(ErrorOf(kMinimal, {"workload.trace={format: mooncake, file: /no/such.jsonl}"})
-                .find("'workload.trace.file': /no/such.jsonl: cannot open trace file"),
+                .find("'workload.trace.file': /no/such.jsonl: no such trace file"),
             std::string::npos);
   EXPECT_NE(ErrorOf(kMinimal, {"workload.trace={format: azure, file: "
                                "../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv}"})

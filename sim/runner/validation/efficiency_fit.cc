@@ -44,6 +44,20 @@ double FromFree(const Parameter& p, double x) {
 
 }  // namespace
 
+// Closed-loop TTFT above this concurrency depends on how the clients' requests
+// fall into phase (docs/COST_MODEL.md, "What is fitted on what"): it is
+// reported, not fitted on. At this concurrency and below no request waits for
+// another's prefill.
+constexpr uint32_t kFittedTtftConcurrency = 4;
+
+bool Fitted(const MeasuredExperiment& e, const MeasuredValue& v) {
+  if (v.stage != -1) return false;
+  if (e.kind == MeasuredExperiment::Kind::kClosedLoop && v.metric == MeasuredMetric::kTtftMean) {
+    return e.concurrency <= kFittedTtftConcurrency;
+  }
+  return true;
+}
+
 double FitLoss(const std::vector<ValidationRow>& rows) {
   double total = 0;
   int metrics = 0;
@@ -52,7 +66,7 @@ double FitLoss(const std::vector<ValidationRow>& rows) {
     int n = 0;
     for (const ValidationRow& row : rows) {
       for (const Prediction& p : row.predictions) {
-        if (p.measured.metric != metric || p.measured.stage != -1) continue;
+        if (p.measured.metric != metric || !Fitted(row.experiment, p.measured)) continue;
         // A prediction without data (nothing completed) counts as a large error.
         sum += std::isfinite(p.predicted_ms) && p.predicted_ms > 0
                    ? std::abs(std::log(p.predicted_ms / p.measured.ms))

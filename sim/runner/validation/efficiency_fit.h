@@ -2,7 +2,8 @@
 // run on it: Nelder–Mead over the efficiencies (fractions through a logit,
 // times through a logarithm), minimising the mean over the headline metrics
 // of the mean absolute log error of the whole-run values (robust, and close
-// to the median percentage error the validation reports).
+// to the median percentage error the validation reports). Closed-loop TTFT at
+// concurrency above 4 is left out (efficiency_fit.cc says why).
 #ifndef KVROUTE_SIM_RUNNER_VALIDATION_EFFICIENCY_FIT_H_
 #define KVROUTE_SIM_RUNNER_VALIDATION_EFFICIENCY_FIT_H_
 

@@ -38,6 +38,16 @@ struct MeasuredExperiment {
   uint32_t concurrency = 0;
   uint32_t input_tokens = 0;
   uint32_t output_tokens = 0;
+  // Each request's input and output length is uniform on [low × L, L]
+  // (vLLM's benchmark_serving --random-range-ratio); 1: exact lengths.
+  double length_low = 1;
+  // Requests per client before the measured ones (drained warm-up), and
+  // measured ones.
+  uint32_t warmup_per_client = 2;
+  uint32_t measured_per_client = 10;
+  // Clients start together (a burst), or evenly spread over one cycle of the
+  // steady state they were measured in (measured_replay.cc says why).
+  bool burst_start = false;
   // kStaged.
   std::vector<models::LoadStage> stages;
   models::SharedPrefixConfig prompts;

@@ -15,15 +15,7 @@ struct ReplayOptions {
   // measured rate: the means are steady-state quantities, and fitting
   // replays every experiment many times.
   double stage_scale = 1;
-  // Closed loop: each client sends this many requests; the first
-  // `warmup_rounds` and last `drain_rounds` per client are not measured
-  // (warm-up and drain, measured/README.md step 3).
-  uint32_t rounds = 8;
-  uint32_t warmup_rounds = 2;
-  uint32_t drain_rounds = 2;
   uint64_t seed = 1;
-  double client_turnaround_s = 0;  // closed loop: uniform on [0, 2x) between requests
-  bool ramp = true;
 };
 
 struct Prediction {

@@ -119,9 +119,7 @@ void PrintValidation(std::ostream& out, const std::vector<ValidationRow>& rows,
     }
   }
   if (markdown) {
-    out << "\nReplay settings: closed loop " << options.rounds << " requests per client, the first "
-        << options.warmup_rounds << " and last " << options.drain_rounds
-        << " per client not measured; load stages at " << options.stage_scale
+    out << "\nReplay settings: load stages at " << options.stage_scale
         << " of their measured length; seed " << options.seed << ".\n";
   }
 }

@@ -1,0 +1,166 @@
+// Mooncake JSONL (FAST'25 release, ../shared/traces/mooncake/README-FAST25-
+// release.md): one flat object per line with `timestamp` (ms),
+// `input_length`, `output_length` and `hash_ids` (ids of 512-token prefix
+// blocks). Each field must appear exactly once.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <unordered_map>
+
+#include "models/trace_reader_internal.h"
+#include "sim/core/hashing.h"
+
+namespace kvroute::models::trace_internal {
+namespace {
+
+// A cursor over one JSON line holding a flat object of numbers and arrays of
+// numbers, the whole of the Mooncake format.
+class JsonLine {
+ public:
+  JsonLine(std::string_view text, const Where& where) : s_(text), where_(where) {}
+
+  void Skip() {
+    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\r')) ++pos_;
+  }
+  bool Peek(char c) {
+    Skip();
+    return pos_ < s_.size() && s_[pos_] == c;
+  }
+  void Expect(char c, const std::string& field) {
+    if (!Peek(c)) where_.Fail(field, std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string Key() {
+    Expect('"', "");
+    const size_t end = s_.find('"', pos_);
+    if (end == std::string_view::npos) where_.Fail("", "unterminated string");
+    std::string key(s_.substr(pos_, end - pos_));
+    pos_ = end + 1;
+    Expect(':', key);
+    return key;
+  }
+  double Number(const std::string& field) {
+    Skip();
+    double value = 0;
+    auto [ptr, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), value);
+    if (ec == std::errc::result_out_of_range) where_.Fail(field, "number out of range");
+    if (ec != std::errc() || !std::isfinite(value)) where_.Fail(field, "expected a number");
+    pos_ = static_cast<size_t>(ptr - s_.data());
+    return value;
+  }
+  uint64_t Whole(const std::string& field, uint64_t min, uint64_t max) {
+    const double v = Number(field);
+    if (v < static_cast<double>(min) || v != std::floor(v) || v > static_cast<double>(max)) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.17g", v);
+      where_.Fail(field, "expected a whole number in [" + std::to_string(min) + ", " +
+                             std::to_string(max) + "], got " + text);
+    }
+    return static_cast<uint64_t>(v);
+  }
+  bool AtEnd() {
+    Skip();
+    return pos_ == s_.size();
+  }
+
+ private:
+  std::string_view s_;
+  const Where& where_;
+  size_t pos_ = 0;
+};
+
+struct MooncakeRecord {
+  double timestamp_ms = -1;
+  int64_t input = -1, output = -1;
+  bool has_ids = false;
+  std::vector<uint64_t> ids;
+};
+
+void ParseLine(JsonLine& json, const Where& where, MooncakeRecord* r) {
+  json.Expect('{', "");
+  while (!json.Peek('}')) {
+    const std::string key = json.Key();
+    if (key == "timestamp") {
+      if (r->timestamp_ms >= 0) where.Fail(key, "given twice");
+      r->timestamp_ms = json.Number(key);
+      if (r->timestamp_ms < 0) where.Fail(key, "must be non-negative");
+      if (r->timestamp_ms > kMaxTimeMs) {
+        where.Fail(key, "beyond the latest time kvroute's clock holds (int64 nanoseconds, " +
+                            std::to_string(static_cast<int64_t>(kMaxTimeMs)) + " ms)");
+      }
+    } else if (key == "input_length") {
+      if (r->input >= 0) where.Fail(key, "given twice");
+      r->input = static_cast<int64_t>(json.Whole(key, 1, UINT32_MAX));
+    } else if (key == "output_length") {
+      if (r->output >= 0) where.Fail(key, "given twice");
+      r->output = static_cast<int64_t>(json.Whole(key, 1, UINT32_MAX));
+    } else if (key == "hash_ids") {
+      if (r->has_ids) where.Fail(key, "given twice");
+      r->has_ids = true;
+      json.Expect('[', key);
+      while (!json.Peek(']')) {
+        r->ids.push_back(json.Whole(key, 0, UINT64_MAX >> 11));
+        if (!json.Peek(']')) json.Expect(',', key);
+      }
+      json.Expect(']', key);
+    } else {
+      where.Fail(key, "unknown field (valid: timestamp, input_length, output_length, hash_ids)");
+    }
+    if (!json.Peek('}')) json.Expect(',', key);
+  }
+  json.Expect('}', "");
+  if (!json.AtEnd()) where.Fail("", "unexpected text after the object");
+  if (r->timestamp_ms < 0) where.Fail("timestamp", "required field is missing");
+  if (r->input < 0) where.Fail("input_length", "required field is missing");
+  if (r->output < 0) where.Fail("output_length", "required field is missing");
+  if (!r->has_ids) where.Fail("hash_ids", "required field is missing");
+  if (r->ids.size() >
+      (static_cast<uint64_t>(r->input) + kMooncakeBlockTokens - 1) / kMooncakeBlockTokens) {
+    where.Fail("hash_ids", "more 512-token blocks than input_length covers");
+  }
+}
+
+}  // namespace
+
+void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
+  std::unordered_map<uint64_t, uint32_t> key_of_prefix;
+  std::string line;
+  MooncakeRecord record;
+  uint64_t index = 0;
+  double first_ms = 0, previous_ms = 0;
+  for (uint64_t number = 1; std::getline(in, line); ++number) {
+    const Where where{config.file, number};
+    JsonLine json(line, where);
+    if (json.AtEnd()) continue;
+    record = MooncakeRecord{.ids = std::move(record.ids)};
+    record.ids.clear();
+    ParseLine(json, where, &record);
+    if (index++ < config.skip) continue;
+    if (config.limit > 0 && trace->records.size() >= config.limit) break;
+    if (trace->records.empty()) first_ms = previous_ms = record.timestamp_ms;
+    if (record.timestamp_ms < previous_ms) {
+      where.Fail("timestamp", "earlier than the previous request's");
+    }
+    previous_ms = record.timestamp_ms;
+    TraceRecord r;
+    r.time_ns = std::llround((record.timestamp_ms - first_ms) * 1e6);
+    r.input_tokens = static_cast<uint32_t>(record.input);
+    r.output_tokens = static_cast<uint32_t>(record.output);
+    r.hash_begin = static_cast<uint32_t>(trace->hash_ids.size());
+    r.hash_count = static_cast<uint32_t>(record.ids.size());
+    uint64_t prefix = 0;
+    for (size_t j = 0; j < std::min<size_t>(config.key_blocks, record.ids.size()); ++j) {
+      prefix = sim::Combine(prefix, record.ids[j] + 1);
+    }
+    auto [it, inserted] = key_of_prefix.try_emplace(prefix, trace->keys);
+    if (inserted) ++trace->keys;
+    r.key = it->second;
+    if (trace->hash_ids.size() + record.ids.size() > UINT32_MAX) {
+      where.Fail("hash_ids", "the trace holds more than 2^32 block ids in all");
+    }
+    trace->hash_ids.insert(trace->hash_ids.end(), record.ids.begin(), record.ids.end());
+    trace->records.push_back(r);
+  }
+}
+
+}  // namespace kvroute::models::trace_internal

@@ -1,0 +1,62 @@
+// `kvroute policies`: every registered policy with its parameters, defaults
+// and bounds, from the registry (policies/registry.h); --markdown is the table
+// of docs/POLICIES.md.
+#include "policies/registry.h"
+#include "sim/core/did_you_mean.h"
+#include "sim/core/yaml_keys.h"
+#include "sim/runner/commands/command.h"
+#include "sim/runner/markdown.h"
+
+namespace kvroute::sim {
+namespace {
+
+namespace po = boost::program_options;
+
+std::string DefaultText(const policies::ParamSpec& p) {
+  return p.choices.empty() ? FormatYamlNumber(p.default_value)
+                           : p.choices[static_cast<size_t>(p.default_value)];
+}
+
+std::string Kind(const policies::ParamSpec& p) {
+  if (!p.choices.empty()) return "one of " + JoinNames(p.choices);
+  return std::string(p.integer ? "whole number" : "number") + " >= " + FormatYamlNumber(p.min);
+}
+
+int Policies(const po::variables_map& vm, const CommandIo& io) {
+  const bool markdown = vm["markdown"].as<bool>();
+  for (const policies::PolicyInfo& info : policies::PolicyTable()) {
+    if (!markdown) {
+      io.out << info.name << " — " << info.description << "\n";
+      for (const policies::ParamSpec& p : info.params) {
+        io.out << "    " << p.name << " = " << DefaultText(p);
+        if (!p.choices.empty()) io.out << " (one of " << JoinNames(p.choices) << ")";
+        io.out << "  (" << p.description << ")\n";
+      }
+      continue;
+    }
+    io.out << "### `" << info.name << "`\n\n" << MarkdownCell(info.description) << "\n\n";
+    if (info.params.empty()) {
+      io.out << "No parameters.\n\n";
+      continue;
+    }
+    io.out << "| parameter | default | values | meaning |\n|---|---|---|---|\n";
+    for (const policies::ParamSpec& p : info.params) {
+      io.out << "| `" << p.name << "` | " << MarkdownCell(DefaultText(p)) << " | "
+             << MarkdownCell(Kind(p)) << " | " << MarkdownCell(p.description) << " |\n";
+    }
+    io.out << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command PoliciesCommandDefinition() {
+  return {"policies",
+          "list every routing policy with its parameters and defaults",
+          {},
+          [](OptionList& o) { o.Flag("markdown", "print Markdown, as in docs/POLICIES.md"); },
+          Policies};
+}
+
+}  // namespace kvroute::sim

@@ -1,0 +1,49 @@
+// `kvroute validate`: loads a scenario with every check a run makes (keys,
+// files, the work estimate against the limits) and says what it would run,
+// or prints it resolved, every default filled in.
+#include "sim/runner/commands/common.h"
+#include "sim/runner/scenario_printer.h"
+#include "sim/runner/work_estimate.h"
+
+namespace kvroute::sim {
+namespace {
+
+namespace po = boost::program_options;
+
+int Validate(const po::variables_map& vm, const CommandIo& io) {
+  const Scenario s = LoadScenarioArgument(vm);
+  CheckScenarioWork(s, vm, 1);
+  if (vm["print"].as<bool>()) {
+    io.out << ResolvedScenarioYaml(s);
+    return 0;
+  }
+  const int64_t blocks = s.kv_blocks > 0 ? s.kv_blocks : s.resolved_profile.KvCapacityBlocks();
+  io.out << s.source << ": ok — scenario '" << s.name << "': " << s.replica_count()
+         << " replicas of " << s.profile << " (" << blocks << " KV blocks of "
+         << s.resolved_profile.ResolvedEngine().block_size_tokens << " tokens each), "
+         << (s.workload.trace.format == models::TraceConfig::Format::kNone
+                 ? std::to_string(s.workload.keys) + " keys"
+                 : "trace " + s.workload.trace.file)
+         << "; " << s.policies.size() << " policies x " << s.qps.size() << " loads x " << s.seeds
+         << " seeds = " << s.policies.size() * s.qps.size() * s.seeds << " points\n"
+         << "costliest point: " << EstimatePointWork(s).Summary() << "\n";
+  return 0;
+}
+
+}  // namespace
+
+Command ValidateCommandDefinition() {
+  return {"validate",
+          "check a scenario as a run would, and say what it would run",
+          {ScenarioArgument(true)},
+          [](OptionList& o) {
+            AddOverrideOption(o);
+            o.Flag("print",
+                   "print the scenario resolved (every default filled in, paths absolute) as "
+                   "YAML that loads back to the same scenario");
+            AddLimitOption(o);
+          },
+          Validate};
+}
+
+}  // namespace kvroute::sim

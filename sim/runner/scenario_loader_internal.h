@@ -1,0 +1,93 @@
+// Shared by the scenario loader's files, one per section of the scenario
+// (cluster, workload, arrivals, trace, policies, sweep and SLOs, failures):
+// each declares the keys of its maps in YamlKeyTables, whose defaults come
+// from the structs of scenario.h, and parses its section through YamlMap.
+// Not part of the loader's interface.
+#ifndef KVROUTE_SIM_RUNNER_SCENARIO_LOADER_INTERNAL_H_
+#define KVROUTE_SIM_RUNNER_SCENARIO_LOADER_INTERNAL_H_
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analysis/slo.h"
+#include "models/engine.h"
+#include "models/length_distribution.h"
+#include "models/trace_reader.h"
+#include "sim/core/choice_table.h"
+#include "sim/core/yaml_map.h"
+#include "sim/runner/scenario.h"
+
+namespace kvroute::sim::scenario {
+
+// Resolves a path written in the scenario: relative to the scenario file's
+// directory, or to the working directory for a path given with --set (as a
+// shell path is) and for a scenario that is not a file.
+std::string ResolvePath(const YamlMap& map, const std::string& key, const std::string& written,
+                        const std::filesystem::path& base_dir);
+
+// The directory paths are resolved against for the document being read.
+struct LoadContext {
+  std::filesystem::path base_dir;  // absolute
+};
+
+// Sections, in document order. Each takes its map from `top`.
+void ParseTopLevel(YamlMap& top, Scenario* s);
+void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s);
+// cluster.engine over the profile's engine settings; sets the scheduler.
+void ParseEngine(YamlMap& cluster, Scenario* s);
+// Returns the trace's own rate when a trace is replayed at native timing, else 0.
+double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s);
+void ParseArrivals(YamlMap& workload, const LoadContext& ctx, models::WorkloadConfig* c);
+void ParseLoadSchedule(YamlMap& workload, models::WorkloadConfig* c);
+void ParseDrift(YamlMap& workload, models::WorkloadConfig* c);
+double ParseTrace(YamlMap& workload, const LoadContext& ctx, models::WorkloadConfig* c);
+void ParsePolicies(YamlMap& top, Scenario* s);
+PolicySpec ParsePolicyEntry(const YamlMap& parent, const YAML::Node& entry,
+                            const std::string& path);
+void ParseSweep(YamlMap& top, Scenario* s, double native_qps);
+void ParseSlos(YamlMap& top, Scenario* s);
+void ParseFailures(YamlMap& top, Scenario* s);
+
+// A length distribution: a number (fixed) or {kind, ...}.
+models::LengthDistribution ParseLength(const YamlMap& parent, const YAML::Node& node,
+                                       const std::string& path);
+
+// The names of every enum key, for reading and printing.
+enum class CostModelKind { kRoofline, kFixed };
+const ChoiceTable<CostModelKind>& CostModelKinds();
+const ChoiceTable<models::EvictionOrder>& EvictionOrders();
+const ChoiceTable<models::EntryPoint>& EntryPoints();
+const ChoiceTable<Scenario::HitEstimate>& HitEstimates();
+const ChoiceTable<models::KeyRateConfig::Kind>& RateSkewKinds();
+const ChoiceTable<models::ArrivalConfig::Kind>& ArrivalKinds();
+const ChoiceTable<models::LengthDistribution::Kind>& LengthKinds();
+const ChoiceTable<models::TraceConfig::Timing>& TraceTimings();
+const ChoiceTable<analysis::LatencyMetric>& SloMetrics();
+
+// The key tables of each section, for the docs (scenario_loader_keys.cc).
+const YamlKeyTable& TopLevelKeys();
+const YamlKeyTable& ClusterKeys();
+const YamlKeyTable& DeploymentKeys();
+const YamlKeyTable& WeightStepKeys();
+const YamlKeyTable& EngineKeys();
+const YamlKeyTable& CostModelKeys();
+const YamlKeyTable& WorkloadKeys();
+const YamlKeyTable& RateSkewKeys();
+const YamlKeyTable& PromptKeys();
+const YamlKeyTable& RagKeys();
+const YamlKeyTable& SessionKeys();
+const YamlKeyTable& ArrivalKeys();
+const YamlKeyTable& LoadStepKeys();
+const YamlKeyTable& DriftKeys();
+const YamlKeyTable& TraceKeys();
+const YamlKeyTable& PolicyEntryKeys();
+const YamlKeyTable& SweepKeys();
+const YamlKeyTable& SloKeys();
+const YamlKeyTable& FailureKeys();
+const YamlKeyTable& FailureEventKeys();
+const YamlKeyTable& LengthKeys();
+
+}  // namespace kvroute::sim::scenario
+
+#endif  // KVROUTE_SIM_RUNNER_SCENARIO_LOADER_INTERNAL_H_

@@ -1,0 +1,270 @@
+#include "sim/runner/scenario_printer.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+
+#include "sim/runner/scenario_loader_internal.h"
+
+namespace kvroute::sim {
+namespace {
+
+using scenario::LengthKinds;
+
+// The shortest text that reads back as exactly `value`.
+YAML::Node Num(double value) {
+  char text[32];
+  auto [end, ec] = std::to_chars(text, text + sizeof text, value);
+  (void)ec;
+  return YAML::Node(std::string(text, end));
+}
+
+YAML::Node Flow(YAML::Node node) {
+  node.SetStyle(YAML::EmitterStyle::Flow);
+  return node;
+}
+
+YAML::Node Length(const models::LengthDistribution& d) {
+  using Kind = models::LengthDistribution::Kind;
+  if (d.kind == Kind::kFixed) return Num(d.value);
+  YAML::Node n;
+  n["kind"] = LengthKinds().NameOf(d.kind);
+  if (d.kind == Kind::kLognormal) {
+    n["median"] = Num(d.median);
+    n["sigma"] = Num(d.sigma);
+  }
+  n["min"] = Num(d.min);
+  n["max"] = Num(d.max);
+  return Flow(n);
+}
+
+YAML::Node Policy(const PolicySpec& spec) {
+  const policies::PolicyInfo& info = policies::FindPolicy(spec.name);
+  const policies::Params params = policies::ResolveParams(info, spec.params);
+  YAML::Node n;
+  n["name"] = spec.name;
+  if (spec.label != spec.name) n["label"] = spec.label;
+  for (size_t i = 0; i < info.params.size(); ++i) {
+    const policies::ParamSpec& p = info.params[i];
+    const double value = params.values()[i];
+    if (p.choices.empty()) {
+      n[p.name] = Num(value);
+    } else {
+      n[p.name] = p.choices[static_cast<size_t>(value)];
+    }
+  }
+  return Flow(n);
+}
+
+YAML::Node Cluster(const Scenario& s) {
+  YAML::Node c;
+  if (s.profile_inline) {
+    const models::Profile& p = s.resolved_profile;
+    YAML::Node profile;
+    profile["model"] = p.model_ref;
+    profile["gpu"] = p.gpu_ref;
+    profile["tensor_parallel"] = Num(p.tensor_parallel);
+    profile["weight_dtype"] = models::DtypeName(p.weight_dtype);
+    profile["kv_dtype"] = models::DtypeName(p.kv_dtype);
+    c["profile"] = Flow(profile);
+  } else {
+    c["profile"] = s.profile;
+  }
+  YAML::Node deployments(YAML::NodeType::Sequence);
+  for (const DeploymentSpec& d : s.deployments) {
+    YAML::Node n;
+    n["name"] = d.name;
+    n["replicas"] = Num(d.replicas);
+    n["weight"] = Num(d.weight);
+    if (!d.schedule.empty()) {
+      YAML::Node steps(YAML::NodeType::Sequence);
+      for (const WeightStep& w : d.schedule) {
+        YAML::Node step;
+        step["at_s"] = Num(w.at_s);
+        step["weight"] = Num(w.weight);
+        steps.push_back(Flow(step));
+      }
+      n["schedule"] = steps;
+    }
+    if (d.policy) n["policy"] = Policy(*d.policy);
+    deployments.push_back(Flow(n));
+  }
+  c["deployments"] = deployments;
+  const models::EngineSettings e = s.resolved_profile.ResolvedEngine();
+  YAML::Node engine;
+  engine["entry_point"] = scenario::EntryPoints().NameOf(e.entry_point);
+  engine["max_num_seqs"] = Num(e.max_num_seqs);
+  engine["max_num_batched_tokens"] = Num(e.max_num_batched_tokens);
+  engine["gpu_memory_utilization"] = Num(e.gpu_memory_utilization);
+  engine["block_size_tokens"] = Num(e.block_size_tokens);
+  engine["cache_generated_tokens"] = e.cache_generated_tokens;
+  engine["async_scheduling"] = e.async_scheduling;
+  if (e.cudagraph_max_tokens < 0) {
+    engine["enforce_eager"] = true;
+  } else {
+    engine["cudagraph_max_tokens"] = Num(e.cudagraph_max_tokens);
+  }
+  engine["cpu_offload_gb"] = Num(e.cpu_offload_bytes / (1 << 30));
+  c["engine"] = Flow(engine);
+  c["kv_blocks"] = Num(
+      static_cast<double>(s.kv_blocks > 0 ? s.kv_blocks : s.resolved_profile.KvCapacityBlocks()));
+  c["eviction"] = scenario::EvictionOrders().NameOf(s.scheduler.eviction);
+  YAML::Node cost;
+  if (s.fixed_iteration_s > 0) {
+    cost["kind"] = scenario::CostModelKinds().NameOf(scenario::CostModelKind::kFixed);
+    cost["iteration_s"] = Num(s.fixed_iteration_s);
+  } else {
+    cost["kind"] = scenario::CostModelKinds().NameOf(scenario::CostModelKind::kRoofline);
+  }
+  c["cost_model"] = Flow(cost);
+  c["signal_refresh_s"] = Num(s.signal_refresh_s);
+  c["lambda_h"] = Num(s.lambda_h);
+  c["deployment_hit_estimate"] = scenario::HitEstimates().NameOf(s.deployment_hit_estimate);
+  c["series_interval_s"] = Num(s.series_interval_s);
+  return c;
+}
+
+YAML::Node Trace(const models::TraceConfig& t) {
+  YAML::Node n;
+  n["format"] = models::TraceFormats().NameOf(t.format);
+  n["file"] = t.file;
+  n["loop"] = t.loop;
+  n["skip"] = Num(static_cast<double>(t.skip));
+  n["limit"] = Num(static_cast<double>(t.limit));
+  n["key_blocks"] = Num(t.key_blocks);
+  n["timing"] = scenario::TraceTimings().NameOf(t.timing);
+  return Flow(n);
+}
+
+YAML::Node RateSkew(const models::KeyRateConfig& r) {
+  using Kind = models::KeyRateConfig::Kind;
+  YAML::Node n;
+  n["kind"] = scenario::RateSkewKinds().NameOf(r.kind);
+  if (r.kind == Kind::kZipf) n["s"] = Num(r.zipf_s);
+  if (r.kind == Kind::kLognormal) n["sigma"] = Num(r.sigma);
+  if (r.kind == Kind::kGini) {
+    n["target"] = Num(r.gini);
+    n["max_share"] = Num(r.max_share);
+  }
+  return Flow(n);
+}
+
+YAML::Node Arrivals(const models::ArrivalConfig& a) {
+  using Kind = models::ArrivalConfig::Kind;
+  YAML::Node n;
+  n["kind"] = scenario::ArrivalKinds().NameOf(a.kind);
+  if (a.kind == Kind::kGamma) n["cv"] = Num(a.cv);
+  if (a.kind == Kind::kBootstrap) {
+    n["file"] = a.source;
+    n["block"] = Num(a.block);
+  }
+  return Flow(n);
+}
+
+YAML::Node Workload(const models::WorkloadConfig& c) {
+  YAML::Node w;
+  if (c.trace.format != models::TraceConfig::Format::kNone) {
+    w["trace"] = Trace(c.trace);
+    return w;
+  }
+  w["keys"] = Num(c.keys);
+  w["tenants"] = Num(c.tenants);
+  w["rate_skew"] = RateSkew(c.rates);
+  w["active_keys"] = Num(c.rates.active_keys);
+  if (!c.rates.whales.empty()) {
+    YAML::Node whales(YAML::NodeType::Sequence);
+    for (double share : c.rates.whales) whales.push_back(Num(share));
+    w["whales"] = Flow(whales);
+  }
+  YAML::Node prompt;
+  prompt["system_tokens"] = Num(c.system_tokens);
+  prompt["new_tokens"] = Length(c.new_tokens);
+  prompt["no_prefix_share"] = Num(c.no_prefix_share);
+  if (c.rag.documents > 0) {
+    YAML::Node rag;
+    rag["documents"] = Num(c.rag.documents);
+    rag["popularity_s"] = Num(c.rag.popularity_s);
+    rag["chunks"] = Length(c.rag.chunks);
+    rag["chunk_tokens"] = Num(c.rag.chunk_tokens);
+    prompt["rag"] = Flow(rag);
+  }
+  w["prompt"] = prompt;
+  w["output_tokens"] = Length(c.output_tokens);
+  YAML::Node sessions;
+  sessions["turns"] = Length(c.sessions.turns);
+  sessions["think_time_s"] = Length(c.sessions.think_time_s);
+  w["sessions"] = Flow(sessions);
+  w["arrivals"] = Arrivals(c.arrivals);
+  if (!c.load_schedule.empty()) {
+    YAML::Node steps(YAML::NodeType::Sequence);
+    for (const models::LoadStep& step : c.load_schedule) {
+      YAML::Node n;
+      n["until_s"] = Num(step.until_s);
+      n["factor"] = Num(step.factor);
+      steps.push_back(Flow(n));
+    }
+    w["load_schedule"] = steps;
+  }
+  YAML::Node drift;
+  drift["sigma"] = Num(c.drift.sigma);
+  drift["interval_s"] = Num(c.drift.interval_s);
+  w["drift"] = Flow(drift);
+  return w;
+}
+
+YAML::Node Sweep(const Scenario& s) {
+  YAML::Node n;
+  if (s.workload.trace.timing != models::TraceConfig::Timing::kNative) {
+    YAML::Node qps(YAML::NodeType::Sequence);
+    for (double q : s.qps) qps.push_back(Num(q));
+    n["qps"] = Flow(qps);
+    n["reference_qps"] = Num(s.reference_qps);
+    n["precision_qps"] = Num(s.precision_qps);
+  }
+  n["baseline"] = s.baseline;
+  return n;
+}
+
+}  // namespace
+
+std::string ResolvedScenarioYaml(const Scenario& s) {
+  YAML::Node root;
+  root["name"] = s.name;
+  root["seed"] = Num(static_cast<double>(s.seed));
+  root["seeds"] = Num(s.seeds);
+  root["duration_s"] = Num(s.duration_s);
+  root["warmup_s"] = Num(s.warmup_s);
+  root["drain_s"] = Num(s.drain_s);
+  root["cluster"] = Cluster(s);
+  root["workload"] = Workload(s.workload);
+  YAML::Node policies(YAML::NodeType::Sequence);
+  for (const PolicySpec& p : s.policies) policies.push_back(Policy(p));
+  root["policies"] = policies;
+  root["sweep"] = Sweep(s);
+  YAML::Node slos(YAML::NodeType::Sequence);
+  for (const analysis::Slo& slo : s.slos) {
+    YAML::Node n;
+    n["metric"] = scenario::SloMetrics().NameOf(slo.metric);
+    n["percentile"] = Num(slo.percentile);
+    n["threshold_s"] = Num(slo.threshold_s);
+    slos.push_back(Flow(n));
+  }
+  root["slo"] = slos;
+  YAML::Node failures;
+  failures["retry_limit"] = Num(s.retry_limit);
+  YAML::Node schedule(YAML::NodeType::Sequence);
+  for (const FailureEvent& f : s.failures) {
+    YAML::Node n;
+    n["replica"] = Num(f.replica);
+    n["at_s"] = Num(f.at_s);
+    n["recover_after_s"] = Num(f.recover_after_s);
+    schedule.push_back(Flow(n));
+  }
+  failures["schedule"] = Flow(schedule);
+  root["failures"] = failures;
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
+}  // namespace kvroute::sim
