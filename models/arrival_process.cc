@@ -37,6 +37,7 @@ ArrivalProcess::ArrivalProcess(const ArrivalConfig& config, sim::RandomStream rn
 double ArrivalProcess::NextGap() {
   switch (config_.kind) {
     case ArrivalConfig::Kind::kPoisson:
+    case ArrivalConfig::Kind::kClosedLoop:
       return rng_.Exponential(1.0);
     case ArrivalConfig::Kind::kGamma:
       return GammaVariate(shape_, rng_) / shape_;

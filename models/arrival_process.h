@@ -14,7 +14,9 @@
 namespace kvroute::models {
 
 struct ArrivalConfig {
-  enum class Kind { kPoisson, kGamma, kBootstrap };
+  // kClosedLoop: the timing is the clients' (WorkloadConfig::closed_loop);
+  // the unit-rate process, Poisson, only orders the workload's content.
+  enum class Kind { kPoisson, kGamma, kBootstrap, kClosedLoop };
   Kind kind = Kind::kPoisson;
   double cv = 1.0;  // kGamma: coefficient of variation of the gaps (seed 003 §5.6: 1.9)
   // kBootstrap: measured gaps (any unit; rescaled to mean 1) and the block

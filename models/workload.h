@@ -59,11 +59,12 @@ struct DriftConfig {
 };
 
 // Fixed-concurrency clients, as benchmark tools run them: `clients` clients
+// (0: as many as the point's load, so a sweep's load axis counts clients)
 // each send a first request, evenly spread over [0, ramp_s), and their next
 // one think time after the previous one completes (or fails). Request content still comes from the
-// workload, in its order; only the timing is the clients'. Off when clients
-// is 0.
+// workload, in its order; only the timing is the clients'.
 struct ClosedLoopConfig {
+  bool enabled = false;
   uint32_t clients = 0;
   LengthDistribution think_time_s = LengthDistribution::Fixed(0);
   uint64_t max_requests = 0;  // all clients together; 0: until duration_s

@@ -1,5 +1,7 @@
 #include "sim/runner/arrival_driver.h"
 
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -13,14 +15,19 @@ double StageQps(const models::LoadStage& s) { return s.qps > 0 ? s.qps : 1.0; }
 ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed, double qps,
                              Time end)
     : config_(config), seed_(seed), qps_(qps), end_(end) {
-  if (config.closed_loop.clients > 0 && !config.stages.empty()) {
+  const bool closed = config.closed_loop.enabled || config.closed_loop.clients > 0;
+  if (closed && !config.stages.empty()) {
     throw std::invalid_argument("closed-loop clients and load stages cannot be combined");
   }
-  if (config.closed_loop.clients > 0) {
+  if (closed) {
     mode_ = Mode::kClosed;
+    // Without a count of its own, the point's load is the number of clients.
+    clients_ = config.closed_loop.clients > 0
+                   ? config.closed_loop.clients
+                   : static_cast<uint32_t>(std::max(1.0, std::round(qps)));
     // The workload's own times are ignored: it only orders the content.
     source_ = models::MakeRequestSource(config, seed, 1.0, kNever);
-    for (uint32_t c = 0; c < config.closed_loop.clients; ++c) {
+    for (uint32_t c = 0; c < clients_; ++c) {
       think_rng_.emplace_back(seed, "workload.closed_loop.think", c);
     }
   } else if (!config.stages.empty()) {
@@ -39,8 +46,8 @@ void ArrivalDriver::Start(EventQueue& events) {
       if (has_next_) events.Push(next_.arrival, EventKind::kArrival);
       break;
     case Mode::kClosed:
-      for (uint32_t c = 0; c < config_.closed_loop.clients; ++c) {
-        const double start = config_.closed_loop.ramp_s * c / config_.closed_loop.clients;
+      for (uint32_t c = 0; c < clients_; ++c) {
+        const double start = config_.closed_loop.ramp_s * c / clients_;
         events.Push(FromSeconds(start), EventKind::kArrival, c);
       }
       break;

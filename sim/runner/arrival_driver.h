@@ -64,6 +64,7 @@ class ArrivalDriver {
   models::Request next_;  // open loop: the next request, already drawn
   bool has_next_ = false;
   // Closed loop.
+  uint32_t clients_ = 0;
   std::vector<RandomStream> think_rng_;  // per client
   uint64_t issued_ = 0;
   // Stages.

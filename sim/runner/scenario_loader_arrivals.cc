@@ -27,9 +27,10 @@ std::vector<double> ReadGaps(const std::string& path) {
 
 const ChoiceTable<models::ArrivalConfig::Kind>& ArrivalKinds() {
   using Kind = models::ArrivalConfig::Kind;
-  static const ChoiceTable<Kind> table(
-      "arrival process",
-      {{"poisson", Kind::kPoisson}, {"gamma", Kind::kGamma}, {"bootstrap", Kind::kBootstrap}});
+  static const ChoiceTable<Kind> table("arrival process", {{"poisson", Kind::kPoisson},
+                                                           {"gamma", Kind::kGamma},
+                                                           {"bootstrap", Kind::kBootstrap},
+                                                           {"closed_loop", Kind::kClosedLoop}});
   return table;
 }
 
@@ -38,7 +39,7 @@ const YamlKeyTable& ArrivalKeys() {
   static const YamlKeyTable table{
       "workload.arrivals",
       {ChoiceKey("kind", ArrivalKinds().names(), ArrivalKinds().NameOf(d.kind),
-                 "the unit-rate process of session starts"),
+                 "the unit-rate process of session starts, or closed-loop clients"),
        NumberKey("cv", d.cv, 0.01, 20, "coefficient of variation of the gaps (seed 003 §5.6: 1.9)")
            .When("kind: gamma"),
        StringKey("file", "",
@@ -46,7 +47,19 @@ const YamlKeyTable& ArrivalKeys() {
            .Required()
            .When("kind: bootstrap"),
        IntegerKey("block", d.block, 1, 1'000'000, "block length of the moving-block bootstrap")
-           .When("kind: bootstrap")}};
+           .When("kind: bootstrap"),
+       IntegerKey("clients", 0, 1, 1'000'000,
+                  "clients, each with one request in flight; the sweep's loads count clients "
+                  "when not given")
+           .Default("the point's load")
+           .When("kind: closed_loop"),
+       NestedKey("think_time_s", YamlType::kLength, "0",
+                 "between a client's response and its next request, s")
+           .When("kind: closed_loop"),
+       IntegerKey("max_requests", 0, 0, 1e15, "all clients together; 0: until duration_s")
+           .When("kind: closed_loop"),
+       NumberKey("ramp_s", 0, 0, 1e7, "first requests evenly spread over this long; 0: a burst")
+           .When("kind: closed_loop")}};
   return table;
 }
 
@@ -76,6 +89,16 @@ void ParseArrivals(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c
   models::ArrivalConfig& a = c->arrivals;
   a.kind = m.Choice("kind", ArrivalKinds());
   if (a.kind == models::ArrivalConfig::Kind::kGamma) a.cv = m.Number("cv");
+  if (a.kind == models::ArrivalConfig::Kind::kClosedLoop) {
+    models::ClosedLoopConfig& loop = c->closed_loop;
+    loop.enabled = true;
+    loop.clients = static_cast<uint32_t>(m.Integer("clients"));
+    if (YAML::Node think = m.Take("think_time_s"); think.IsDefined()) {
+      loop.think_time_s = ParseLength(m, think, m.Child("think_time_s"));
+    }
+    loop.max_requests = m.Integer("max_requests");
+    loop.ramp_s = m.Number("ramp_s");
+  }
   if (a.kind == models::ArrivalConfig::Kind::kBootstrap) {
     a.source = ResolvePath(m, "file", m.String("file"), ctx.base_dir);
     a.block = static_cast<uint32_t>(m.Integer("block"));

@@ -10,7 +10,7 @@ namespace {
 std::vector<const YamlKeyTable*> AllTables() {
   using namespace scenario;
   return {&TopLevelKeys(),    &ClusterKeys(),   &DeploymentKeys(), &WeightStepKeys(),
-          &EngineKeys(),   &CostModelKeys(), &WorkloadKeys(),   &RateSkewKeys(),
+          &EngineKeys(),      &CostModelKeys(), &WorkloadKeys(),   &RateSkewKeys(),
           &PromptKeys(),      &RagKeys(),       &SessionKeys(),    &ArrivalKeys(),
           &LoadStepKeys(),    &DriftKeys(),     &TraceKeys(),      &LengthKeys(),
           &PolicyEntryKeys(), &SweepKeys(),     &SloKeys(),        &FailureKeys(),

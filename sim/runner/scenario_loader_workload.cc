@@ -218,6 +218,21 @@ double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   ParseArrivals(w, ctx, &c);
   ParseLoadSchedule(w, &c);
   ParseDrift(w, &c);
+  if (c.closed_loop.enabled) {
+    // The clients set the pace: a load schedule or drift in the workload's
+    // own clock would not follow simulated time, and session turns are
+    // open loop.
+    for (const char* key : {"load_schedule", "drift"}) {
+      if (YamlAt(w.node(), key).IsDefined()) {
+        w.Fail(key, "cannot be combined with closed-loop arrivals (workload.arrivals)");
+      }
+    }
+    if (c.sessions.turns.MeanDraw() > 1) {
+      w.Fail("sessions",
+             "closed-loop clients send single requests; sessions of several turns "
+             "are open loop (give one turn, or open-loop arrivals)");
+    }
+  }
   w.Finish();
   try {
     models::KeyShares(c.keys, c.rates);  // an unreachable Gini fails here, with its place

@@ -161,6 +161,16 @@ YAML::Node Arrivals(const models::ArrivalConfig& a) {
   return Flow(n);
 }
 
+YAML::Node ClosedLoop(const models::ClosedLoopConfig& loop) {
+  YAML::Node n;
+  n["kind"] = scenario::ArrivalKinds().NameOf(models::ArrivalConfig::Kind::kClosedLoop);
+  if (loop.clients > 0) n["clients"] = Num(loop.clients);
+  n["think_time_s"] = Length(loop.think_time_s);
+  n["max_requests"] = Num(static_cast<double>(loop.max_requests));
+  n["ramp_s"] = Num(loop.ramp_s);
+  return Flow(n);
+}
+
 YAML::Node Workload(const models::WorkloadConfig& c) {
   YAML::Node w;
   if (c.trace.format != models::TraceConfig::Format::kNone) {
@@ -194,7 +204,7 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
   sessions["turns"] = Length(c.sessions.turns);
   sessions["think_time_s"] = Length(c.sessions.think_time_s);
   w["sessions"] = Flow(sessions);
-  w["arrivals"] = Arrivals(c.arrivals);
+  w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
   if (!c.load_schedule.empty()) {
     YAML::Node steps(YAML::NodeType::Sequence);
     for (const models::LoadStep& step : c.load_schedule) {
