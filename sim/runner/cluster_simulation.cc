@@ -275,6 +275,12 @@ class ClusterSimulation : public models::ReplicaObserver {
         }
         result.deployment_names.push_back(scenario_.deployments[d].name);
       }
+      // Every deployment has a row in the last bucket too, as in the others.
+      const uint32_t last = static_cast<uint32_t>(deployments_.size() - 1);
+      if (!series_.empty()) {
+        Sample(static_cast<Time>((series_.size() - 1) / deployments_.size()) * series_bucket_,
+               last);
+      }
       result.deployment_series = std::move(series_);
     }
     const double window = ToSeconds(end_of_arrivals_ - warmup_);
