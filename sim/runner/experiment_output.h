@@ -1,0 +1,47 @@
+// What `kvroute run` writes besides its tables, and the checks around it: the
+// output path (never overwritten without --force), the provenance stored with
+// the results (a replayable command line, the kvroute version and revision,
+// the scenario as given and resolved), the checks every point read back from
+// a partial file or an MPI rank must pass, and the final write, which on
+// failure says what survives.
+#ifndef KVROUTE_SIM_RUNNER_EXPERIMENT_OUTPUT_H_
+#define KVROUTE_SIM_RUNNER_EXPERIMENT_OUTPUT_H_
+
+#include <string>
+
+#include "analysis/hdf5_writer.h"
+#include "analysis/point_check.h"
+#include "analysis/sweep_results.h"
+#include "sim/runner/scenario.h"
+
+namespace kvroute::sim {
+
+// `program command args...` with each argument shell-quoted where it needs to
+// be, so that pasting it into a shell in the same directory runs it again.
+// `argv[1..argc)` are the arguments after the command word; argv[0] is the
+// program.
+std::string ReplayableCommandLine(const std::string& command, int argc, const char* const* argv);
+
+// Splits a line ReplayableCommandLine wrote back into its words (the inverse
+// of its quoting: plain words, '...' and the '\'' escape).
+std::vector<std::string> SplitCommandLine(const std::string& line);
+
+// Refuses (std::runtime_error naming the path) an output path that is a
+// directory, is the scenario file itself, or exists while `force` is false.
+void CheckOutputPath(const std::string& out_path, const Scenario& scenario, bool force);
+
+// What every point of this scenario must look like (analysis/point_check.h).
+analysis::PointExpectations ExpectationsFor(const Scenario& scenario);
+
+analysis::Provenance ProvenanceFor(const Scenario& scenario, const std::string& command_line,
+                                   const std::string& scenario_hash);
+
+// Writes the results file atomically. On failure throws std::runtime_error
+// saying why, that the file at `out_path` is unchanged and that `partial_path`
+// keeps the sweep's points for --resume.
+void WriteSweepOutput(const std::string& out_path, const analysis::Provenance& provenance,
+                      const analysis::SweepResults& results, const std::string& partial_path);
+
+}  // namespace kvroute::sim
+
+#endif  // KVROUTE_SIM_RUNNER_EXPERIMENT_OUTPUT_H_
