@@ -17,8 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include "analysis/atomic_file.h"
 #include "analysis/format_number.h"
-#include "analysis/hdf5_writer.h"
 #include "analysis/json_writer.h"
 #include "analysis/partial_file.h"
 #include "analysis/table.h"
@@ -30,6 +30,7 @@
 #include "sim/runner/calibrate.h"
 #include "sim/runner/cli_options.h"
 #include "sim/runner/experiment.h"
+#include "sim/runner/experiment_output.h"
 #include "sim/runner/mpi_world.h"
 #include "sim/runner/plan_command.h"
 #include "sim/runner/profile_report.h"
@@ -49,8 +50,10 @@ namespace po = boost::program_options;
 constexpr char kUsage[] =
     "usage:\n"
     "  kvroute run [SCENARIO.yaml] [--set path.to.key=value]... [--out FILE.h5] [--jobs N]\n"
-    "              [--seeds N] [--policies a,b,...] [--resume] [--quiet]\n"
-    "  kvroute report FILE.h5 [--plots DIR [--plot-qps X]] [--format text|md|csv]\n"
+    "              [--seeds N] [--policies a,b,...] [--resume] [--force] [--quiet]\n"
+    "  kvroute report FILE.h5 [--format text|md|csv] [--plots DIR [--plot-qps X]\n"
+    "              [--plot-format png|pdf|svg] [--dpi N] [--published FILE]]\n"
+    "  kvroute report --schema\n"
     "  kvroute point SCENARIO.yaml --policy NAME --qps X [--seed S] [--set ...] [--json]\n"
     "  kvroute validate SCENARIO.yaml\n"
     "  kvroute policies\n"
@@ -64,22 +67,6 @@ constexpr char kUsage[] =
     "  kvroute trace-stats FILE [--format mooncake|azure] [--block-size N] [--skip N]\n"
     "              [--limit N] [--lru-blocks N,N,...] [--windows S,S,...]\n"
     "With no scenario, `run` uses the built-in quickstart.\n";
-
-std::string CommandLine(int argc, const char* const* argv) {
-  std::string line;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0) line += ' ';
-    line.append(argv[i]);
-  }
-  return line;
-}
-
-std::string UtcNow() {
-  std::time_t now = std::time(nullptr);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return buffer;
-}
 
 std::vector<std::string> SplitCommas(const std::string& text) {
   std::vector<std::string> parts;
@@ -158,7 +145,8 @@ analysis::PartialFile OpenPartial(const std::string& path, const Scenario& scena
                                   spdlog::logger* notes) {
   bool exists = std::filesystem::exists(path);
   if (resume && exists) {
-    analysis::PartialFile file = analysis::PartialFile::Resume(path, hash, finished);
+    analysis::PartialFile file =
+        analysis::PartialFile::Resume(path, hash, ExpectationsFor(scenario), finished);
     if (notes) notes->info("resuming {}: {} points already done", path, finished->size());
     return file;
   }
@@ -177,6 +165,7 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
       po::value<unsigned>()->default_value(std::max(1u, std::thread::hardware_concurrency())))(
       "seeds", po::value<unsigned>())("policies", po::value<std::string>())(
       "quiet", po::bool_switch())("resume", po::bool_switch())("stop-after", po::value<size_t>());
+  options.add_options()("force", po::bool_switch());  // replace an existing output
   po::positional_options_description positional;
   positional.add("scenario", 1);
   po::variables_map vm = Parse(argc, argv, options, positional);
@@ -193,6 +182,7 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   }
 
   std::string out_path = vm.count("out") ? vm["out"].as<std::string>() : scenario.name + ".h5";
+  CheckOverwrite(out_path, scenario, vm["force"].as<bool>());
   bool quiet = vm["quiet"].as<bool>();
   // A terminal gets a progress bar; a pipe or a file, a line per point.
   bool terminal = &err == &std::cerr && isatty(STDERR_FILENO);
@@ -243,9 +233,9 @@ int Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   out << "\n";
   analysis::PrintSummaryTables(results, out);
 
-  analysis::FileAttributes attributes{kVersion, scenario.yaml, CommandLine(argc, argv), UtcNow(),
-                                      hash};
-  analysis::WriteResultsHdf5(out_path, attributes, results);
+  WriteSweepOutput(out_path,
+                   ProvenanceFor(scenario, ReplayableCommandLine("run", argc, argv), hash), results,
+                   out_path + ".partial");
   partial.Remove();
   uint64_t requests = 0, events = 0;
   for (const analysis::PointResult& p : results.points) {
@@ -421,24 +411,16 @@ int Plan(int argc, const char* const* argv, std::ostream& out) {
   double build_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::ofstream file;
-  std::ostream* sink = &out;
-  std::string out_path = vm.count("out") ? vm["out"].as<std::string>() : "";
-  if (!out_path.empty()) {
-    file.open(out_path + ".tmp");
-    if (!file) throw std::runtime_error(out_path + ".tmp: cannot write");
-    sink = &file;
-  }
+  std::ostringstream text;
   if (format == "json") {
-    WritePlanJson(*sink, rates, plan, build_seconds, previous ? &churn : nullptr);
+    WritePlanJson(text, rates, plan, build_seconds, previous ? &churn : nullptr);
   } else {
-    WritePlanCsv(*sink, rates, plan, build_seconds, previous ? &churn : nullptr);
+    WritePlanCsv(text, rates, plan, build_seconds, previous ? &churn : nullptr);
   }
-  if (!out_path.empty()) {
-    file.close();
-    if (!file || std::rename((out_path + ".tmp").c_str(), out_path.c_str()) != 0) {
-      throw std::runtime_error(out_path + ": cannot write");
-    }
+  if (vm.count("out")) {
+    analysis::WriteFileAtomically(vm["out"].as<std::string>(), text.str());
+  } else {
+    out << text.str();
   }
   return 0;
 }
