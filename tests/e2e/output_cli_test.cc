@@ -1,0 +1,202 @@
+// End-to-end: what `kvroute run` and `kvroute report` write — an output never
+// overwritten without --force, a stored command line that replays to the same
+// file, a point's JSON equal to its row of the results file, and plots in
+// every format, with published values and without load plots for one load.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "analysis/hdf5_reader.h"
+#include "analysis/json_writer.h"
+#include "analysis/point_codec.h"
+#include "sim/runner/experiment_output.h"
+#include "tests/e2e/cli_harness.h"
+
+namespace kvroute::sim {
+namespace {
+
+std::filesystem::path Dir() {
+  return std::filesystem::temp_directory_path() /
+         ("kvroute_output_e2e_" + std::to_string(getpid()));
+}
+
+std::string Path(const std::string& name) {
+  std::filesystem::create_directories(Dir());
+  std::string path = (Dir() / name).string();
+  std::filesystem::remove(path);
+  return path;
+}
+
+std::string Bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const std::vector<std::string> kShort{
+    "--set", "duration_s=40",       "--set", "warmup_s=10",           "--set", "drain_s=20",
+    "--set", "sweep.qps=[60, 120]", "--set", "sweep.reference_qps=60"};
+
+std::vector<std::string> RunArgs(const std::string& out, std::vector<std::string> more = {}) {
+  std::vector<std::string> args{"run", "--quiet", "--seeds", "2", "--jobs", "2", "--out", out};
+  args.insert(args.end(), kShort.begin(), kShort.end());
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
+class OutputCliTest : public testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    results_ = new std::string(Path("results.h5"));
+    Outcome o = Cli(RunArgs(*results_));
+    ASSERT_EQ(o.status, 0) << o.err;
+  }
+  static void TearDownTestSuite() { std::filesystem::remove_all(Dir()); }
+  static std::string* results_;
+};
+std::string* OutputCliTest::results_ = nullptr;
+
+TEST_F(OutputCliTest, AnExistingOutputIsReplacedOnlyWithForce) {
+  std::string path = Path("again.h5");
+  std::filesystem::copy_file(*results_, path);
+  const std::string before = Bytes(path);
+  Outcome refused = Cli(RunArgs(path));
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find(path + ": exists"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--force"), std::string::npos) << refused.err;
+  EXPECT_EQ(Bytes(path), before);
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial"));  // refused before starting
+  Outcome forced = Cli(RunArgs(path, {"--force"}));
+  ASSERT_EQ(forced.status, 0) << forced.err;
+  EXPECT_NE(Bytes(path), before);  // another created_utc at least
+}
+
+TEST_F(OutputCliTest, TheStoredCommandLineReplaysToTheSameFile) {
+  analysis::StoredResults first = analysis::ReadResultsHdf5(*results_);
+  std::vector<std::string> words = SplitCommandLine(first.provenance.command_line);
+  ASSERT_GE(words.size(), 2u);
+  EXPECT_EQ(words[1], "run");
+  const std::string moved = Path("first.h5");
+  std::filesystem::rename(*results_, moved);
+  Outcome replay = Cli(std::vector<std::string>(words.begin() + 1, words.end()));
+  ASSERT_EQ(replay.status, 0) << replay.err;
+  analysis::StoredResults second = analysis::ReadResultsHdf5(*results_);
+  ASSERT_EQ(second.results.points.size(), first.results.points.size());
+  for (size_t i = 0; i < first.results.points.size(); ++i) {
+    EXPECT_EQ(analysis::EncodePoint(second.results.points[i]),
+              analysis::EncodePoint(first.results.points[i]));
+  }
+  EXPECT_EQ(second.provenance.scenario_hash, first.provenance.scenario_hash);
+  EXPECT_EQ(second.provenance.resolved_scenario_yaml, first.provenance.resolved_scenario_yaml);
+  EXPECT_EQ(second.provenance.command_line, first.provenance.command_line);
+}
+
+// `point --json` for a point of the sweep is that point's row of the file:
+// every column, the same values.
+TEST_F(OutputCliTest, APointsJsonIsItsRowOfTheResultsFile) {
+  analysis::StoredResults stored = analysis::ReadResultsHdf5(*results_);
+  for (const analysis::PointResult& row : stored.results.points) {
+    if (row.policy != "cacheroute" || row.qps != 60 || row.seed != 2) continue;
+    std::vector<std::string> args{"point",    "scenarios/quickstart.yaml",
+                                  "--policy", "cacheroute",
+                                  "--qps",    "60",
+                                  "--seed",   "2",
+                                  "--json"};
+    args.insert(args.end(), kShort.begin(), kShort.end());
+    Outcome o = Cli(args);
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_EQ(o.out, analysis::PointToJson(row, stored.results.slos) + "\n");
+    EXPECT_NE(o.out.find("\"tenant_fairness\":"), std::string::npos);
+    EXPECT_NE(o.out.find("\"refinement_round\":0"), std::string::npos);
+    EXPECT_NE(o.out.find("\"tenants\":[{\"tenant\":"), std::string::npos);
+    return;
+  }
+  FAIL() << "no cacheroute point at 60 QPS, seed 2";
+}
+
+bool HavePython() {
+  return std::filesystem::exists("/usr/bin/python3") || std::getenv("KVROUTE_PYTHON");
+}
+
+std::string Head(const std::filesystem::path& file, size_t n) { return Bytes(file).substr(0, n); }
+
+TEST_F(OutputCliTest, PlotsInEveryFormatWithPublishedValues) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 for the plots";
+  const std::string csv = Path("published.csv");
+  std::ofstream(csv) << "# from the paper\npolicy,capacity_qps,ci_low_qps,ci_high_qps,source\n"
+                        "cacheroute,100,90,110,paper Table 3\nflat_lb,70,,,paper Table 3\n";
+  auto svg = Dir() / "svg";
+  Outcome o = Cli(
+      {"report", *results_, "--plots", svg.string(), "--plot-format", "svg", "--published", csv});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_NE(Bytes((svg / "capacity.svg").string()).find("<svg"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(svg / "capacity.png"));
+  for (const auto& entry : std::filesystem::directory_iterator(svg)) {
+    EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
+  }
+
+  const std::string yaml = Path("published.yaml");
+  std::ofstream(yaml) << "- {policy: sticky, capacity_qps: 50, slo: 1}\n";
+  auto pdf = Dir() / "pdf";
+  o = Cli({"report", *results_, "--plots", pdf.string(), "--plot-format", "pdf", "--dpi", "300",
+           "--published", yaml});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_EQ(Head(pdf / "slo_vs_load.pdf", 4), "%PDF");
+}
+
+// Pixels scale with --dpi: the PNG's width (IHDR, bytes 16-19) doubles.
+TEST_F(OutputCliTest, DpiSetsThePngResolution) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 for the plots";
+  auto width = [](const std::filesystem::path& png) {
+    std::string b = Head(png, 24);
+    return (static_cast<uint32_t>(static_cast<unsigned char>(b[16])) << 24) |
+           (static_cast<uint32_t>(static_cast<unsigned char>(b[17])) << 16) |
+           (static_cast<uint32_t>(static_cast<unsigned char>(b[18])) << 8) |
+           static_cast<uint32_t>(static_cast<unsigned char>(b[19]));
+  };
+  auto low = Dir() / "dpi100", high = Dir() / "dpi200";
+  ASSERT_EQ(Cli({"report", *results_, "--plots", low.string(), "--dpi", "100"}).status, 0);
+  ASSERT_EQ(Cli({"report", *results_, "--plots", high.string(), "--dpi", "200"}).status, 0);
+  EXPECT_EQ(width(high / "replica_load.png"), 2 * width(low / "replica_load.png"));
+}
+
+TEST_F(OutputCliTest, BadPlotOptionsAreUsageErrors) {
+  auto dir = (Dir() / "bad").string();
+  EXPECT_EQ(Cli({"report", *results_, "--plots", dir, "--plot-format", "gif"}).status, 2);
+  EXPECT_EQ(Cli({"report", *results_, "--plots", dir, "--dpi", "10"}).status, 2);
+  EXPECT_EQ(Cli({"report", *results_, "--dpi", "300"}).status, 2);  // needs --plots
+  const std::string csv = Path("bad_published.csv");
+  std::ofstream(csv) << "policy,capacity_qps\ncacheroute,100\nnobody,5\n";
+  Outcome o = Cli({"report", *results_, "--plots", dir, "--published", csv});
+  EXPECT_EQ(o.status, 1);
+  EXPECT_NE(o.err.find(csv + ":3: key 'policy': 'nobody' is not a policy"), std::string::npos)
+      << o.err;
+  std::ofstream(csv) << "policy,capacity\ncacheroute,100\n";
+  o = Cli({"report", *results_, "--plots", dir, "--published", csv});
+  EXPECT_NE(o.err.find(csv + ":2: key 'capacity': unknown key"), std::string::npos) << o.err;
+}
+
+// One load: no curve against load and no capacity to draw.
+TEST(OutputCliSingleLoadTest, NoLoadOrCapacityPlots) {
+  if (!HavePython()) GTEST_SKIP() << "no python3 for the plots";
+  std::string out = Path("single.h5");
+  Outcome run = Cli({"run", "--quiet", "--seeds", "1", "--policies", "flat_lb", "--out", out,
+                     "--set", "duration_s=30", "--set", "warmup_s=5", "--set", "drain_s=10",
+                     "--set", "sweep.qps=[40]", "--set", "sweep.reference_qps=40"});
+  ASSERT_EQ(run.status, 0) << run.err;
+  auto dir = Dir() / "single_plots";
+  Outcome o = Cli({"report", out, "--plots", dir.string()});
+  ASSERT_EQ(o.status, 0) << o.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "replica_load.png"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "hit_rate_over_time.png"));
+  for (const char* name : {"slo_vs_load.png", "hit_rate_vs_load.png", "capacity.png"}) {
+    EXPECT_FALSE(std::filesystem::exists(dir / name)) << name;
+  }
+}
+
+}  // namespace
+}  // namespace kvroute::sim
