@@ -233,7 +233,7 @@ const std::array kRowTables{
 const std::array kDynamic{
     DynamicColumn{"slo<i>_value_s", "s", FieldType::kReal, R::kLatency,
                   "SLO i's metric at its percentile (the `/slos` row with index i)"},
-    DynamicColumn{"<policy statistic>", "", FieldType::kReal, R::kNonNegative,
+    DynamicColumn{"<policy statistic>", "", FieldType::kReal, R::kAnyReal,
                   "each statistic a policy reports (e.g. `plan_admitted_keys`); NaN in the rows "
                   "of policies without it; with several deployments prefixed by the deployment's "
                   "name"},

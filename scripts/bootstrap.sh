@@ -22,7 +22,7 @@ packages=(
   libboost-random-dev libboost-program-options-dev libboost-math-dev
   libhdf5-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
-  python3-matplotlib python3-h5py python3-numpy
+  python3-matplotlib python3-h5py python3-numpy python3-pandas
 )
 missing=()
 for p in "${packages[@]}"; do
