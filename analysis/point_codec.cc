@@ -10,10 +10,33 @@
 namespace kvroute::analysis {
 namespace {
 
-// Bumped whenever the layout changes, so a record of an older layout is
-// refused rather than misread. The field lists come from point_fields.h; a
-// new field there changes the layout, which the codec test notices.
-constexpr std::string_view kMagic = "kvroute-point-v5";
+// Names the layout: the version of the record's frame and a hash of the
+// stored fields' names and types in order (point_fields.h), so that a record
+// written before a field was added, removed or reordered is refused rather
+// than misread, without anyone remembering to bump a number.
+const std::string& Magic() {
+  static const std::string magic = [] {
+    uint64_t hash = 14695981039346656037ULL;  // FNV-1a
+    auto mix = [&](std::string_view text) {
+      for (char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+      hash = (hash ^ 0xff) * 1099511628211ULL;
+    };
+    auto fields = [&](const PointTable& table) {
+      mix(table.name);
+      for (const PointField& f : table.fields) {
+        if (f.derived()) continue;
+        mix(f.name);
+        mix(TypeName(f.type));
+      }
+    };
+    fields(PointScalars());
+    for (const PointTable& table : PointRowTables()) fields(table);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    return "kvroute-point-v5-" + std::string(hex);
+  }();
+  return magic;
+}
 
 class Writer {
  public:
@@ -123,7 +146,7 @@ size_t StoredFields(const PointTable& table) {
 
 std::string EncodePoint(const PointResult& p) {
   Writer w;
-  w.Str(kMagic);
+  w.Str(Magic());
   for (const PointField& f : PointScalars().fields) {
     if (!f.derived()) w.Value(f, p, 0);
   }
@@ -152,7 +175,7 @@ std::string EncodePoint(const PointResult& p) {
 
 PointResult DecodePoint(std::string_view record) {
   Reader r(record);
-  if (r.Str() != kMagic) r.Fail();
+  if (r.Str() != Magic()) r.Fail();
   PointResult p;
   for (const PointField& f : PointScalars().fields) {
     if (!f.derived()) r.Value(f, p, 0);

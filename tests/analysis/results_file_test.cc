@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
@@ -88,6 +89,20 @@ TEST(PointCodecTest, RoundTripsEveryFieldToTheBit) {
   EXPECT_EQ(q.series[0].max_waiting, 4u);
   EXPECT_EQ(q.series[0].mean_waiting, 0.3);
   EXPECT_TRUE(std::isnan(q.series[1].kv_utilization));
+}
+
+// The fuzzer's seeds are real records of the current layout: a change of the
+// point fields changes the records' magic, and the corpus must follow.
+TEST(PointCodecTest, TheFuzzCorpusRecordsDecode) {
+  size_t records = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("fuzz/corpus/point_codec")) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string record((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NO_THROW(DecodePoint(record))
+        << entry.path() << ": regenerate with fuzz/make_codec_corpus.sh build/release/kvroute";
+    ++records;
+  }
+  EXPECT_GE(records, 2u);
 }
 
 TEST(PointCodecTest, RefusesADamagedRecord) {
