@@ -222,8 +222,8 @@ StoredResults ReadResultsHdf5(const std::string& path) {
     H5::Group root = file.openGroup("/");
     if (!root.attrExists("layout_version")) {
       throw ResultsFileError(path +
-                             ": not a kvroute results file of this version (no layout_version; "
-                             "files of kvroute before 0.2 are not read: run the scenario again)");
+                             ": no layout_version attribute: not a results file, or one written "
+                             "by an earlier kvroute (run its scenario again to read it here)");
     }
     std::string layout = ReadStringAttribute(root, "layout_version");
     if (layout != kResultsLayoutVersion) {
