@@ -200,6 +200,30 @@ TEST(OutputCliSingleLoadTest, NoLoadOrCapacityPlots) {
   }
 }
 
+// A valid scenario larger than HDF5's 64 KiB attribute limit (a deployment
+// with a long weight schedule) runs, and its text is stored whole.
+TEST(OutputCliLargeScenarioTest, AScenarioOver64KiBRunsAndIsStored) {
+  std::string yaml =
+      "name: large\nduration_s: 20\nwarmup_s: 5\ndrain_s: 10\n"
+      "cluster:\n  deployments:\n    - name: main\n      replicas: 2\n      schedule:\n";
+  for (int step = 1; step <= 3000; ++step) {
+    yaml += "        - {at_s: " + std::to_string(step) +
+            ".001, weight: " + std::to_string(1 + step % 7) + "}\n";
+  }
+  yaml +=
+      "workload: {keys: 20}\npolicies: [flat_lb]\nsweep: {qps: [10]}\n"
+      "slo: [{threshold_s: 2}]\n";
+  ASSERT_GT(yaml.size(), 65536u);
+  const std::string scenario = Path("large.yaml"), out = Path("large.h5");
+  std::ofstream(scenario) << yaml;
+  Outcome o = Cli({"run", scenario, "--quiet", "--out", out});
+  ASSERT_EQ(o.status, 0) << o.err;
+  analysis::Provenance stored = analysis::ReadResultsHdf5(out).provenance;
+  EXPECT_GT(stored.scenario_yaml.size(), 65536u);
+  EXPECT_GT(stored.resolved_scenario_yaml.size(), 65536u);
+  EXPECT_NE(stored.resolved_scenario_yaml.find("at_s: 3000.001"), std::string::npos);
+}
+
 std::string DocsOutput() { return Bytes("docs/OUTPUT.md"); }
 
 // docs/OUTPUT.md's reference section is what `kvroute report --schema` prints.
