@@ -19,6 +19,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake clang-format
+  clang libclang-rt-14-dev # .ci/run's sanitizer and libFuzzer build
   libboost-random-dev libboost-program-options-dev libboost-math-dev
   libhdf5-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
