@@ -11,7 +11,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "analysis/hdf5_reader.h"
 #include "analysis/output_schema.h"
 #include "analysis/published_values.h"
 #include "analysis/table.h"
@@ -71,16 +70,14 @@ class ScratchDirectory {
   std::filesystem::path path_;
 };
 
-struct PlotOptions {
-  std::string dir;
-  std::string qps;     // empty: the reference load
-  std::string format;  // png, pdf or svg
-  unsigned dpi = 150;
-  std::string published_json;  // empty: no published values
-};
+std::string Formatted(double qps) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", qps);
+  return buffer;
+}
 
-// Runs the plot script on `file`; its output (the paths it wrote, each
-// written under a temporary name and renamed) goes to `out`.
+}  // namespace
+
 void DrawPlots(const std::string& file, const PlotOptions& o, std::ostream& out) {
   std::filesystem::create_directories(o.dir);
   ScratchDirectory scratch;
@@ -112,13 +109,20 @@ void DrawPlots(const std::string& file, const PlotOptions& o, std::ostream& out)
   out << output;
 }
 
-std::string Formatted(double qps) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", qps);
-  return buffer;
+void PrintStoredResults(const std::string& path, const analysis::StoredResults& stored,
+                        const std::string& format, std::ostream& out) {
+  if (format == "csv") {
+    analysis::PrintSummaryCsv(stored.results, out);
+  } else if (format == "md") {
+    analysis::PrintSummaryMarkdown(stored.results, out);
+  } else {
+    const analysis::Provenance& p = stored.provenance;
+    out << "kvroute " << p.kvroute_version << " (" << p.git_revision << ") results in " << path
+        << " (written " << p.created_utc << " by `" << p.command_line << "` in "
+        << p.working_directory << ")\n";
+    analysis::PrintSummaryTables(stored.results, out);
+  }
 }
-
-}  // namespace
 
 int Report(int argc, const char* const* argv, std::ostream& out) {
   po::options_description options("report");
@@ -174,17 +178,7 @@ int Report(int argc, const char* const* argv, std::ostream& out) {
     plot.published_json = analysis::PublishedValuesJson(
         analysis::ReadPublishedValues(vm["published"].as<std::string>(), results));
   }
-  if (format == "csv") {
-    analysis::PrintSummaryCsv(results, out);
-  } else if (format == "md") {
-    analysis::PrintSummaryMarkdown(results, out);
-  } else {
-    const analysis::Provenance& p = stored.provenance;
-    out << "kvroute " << p.kvroute_version << " (" << p.git_revision << ") results in " << path
-        << " (written " << p.created_utc << " by `" << p.command_line << "` in "
-        << p.working_directory << ")\n";
-    analysis::PrintSummaryTables(results, out);
-  }
+  PrintStoredResults(path, stored, format, out);
   if (vm.count("plots")) {
     plot.dir = vm["plots"].as<std::string>();
     DrawPlots(path, plot, out);
