@@ -88,7 +88,7 @@ std::vector<std::string> SplitCommandLine(const std::string& line) {
   return words;
 }
 
-void CheckOutputPath(const std::string& out_path, const Scenario& scenario, bool force) {
+void CheckOverwrite(const std::string& out_path, const Scenario& scenario, bool force) {
   std::error_code error;
   const std::filesystem::path out(out_path);
   if (out_path.empty()) throw std::runtime_error("--out: empty path");

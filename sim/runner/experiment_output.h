@@ -26,9 +26,9 @@ std::string ReplayableCommandLine(const std::string& command, int argc, const ch
 // of its quoting: plain words, '...' and the '\'' escape).
 std::vector<std::string> SplitCommandLine(const std::string& line);
 
-// Refuses (std::runtime_error naming the path) an output path that is a
-// directory, is the scenario file itself, or exists while `force` is false.
-void CheckOutputPath(const std::string& out_path, const Scenario& scenario, bool force);
+// Refuses (std::runtime_error naming the path) to replace an existing output
+// unless `force`, and never a directory or the scenario file itself.
+void CheckOverwrite(const std::string& out_path, const Scenario& scenario, bool force);
 
 // What every point of this scenario must look like (analysis/point_check.h).
 analysis::PointExpectations ExpectationsFor(const Scenario& scenario);

@@ -94,13 +94,13 @@ TEST(OutputPathTest, RefusesToOverwriteWithoutForceAndNeverTheScenario) {
   s.source = (dir / "scenario.yaml").string();
   std::ofstream(s.source) << "name: x\n";
   const std::string out = (dir / "out.h5").string();
-  EXPECT_NO_THROW(CheckOutputPath(out, s, false));  // nothing there yet
+  EXPECT_NO_THROW(CheckOverwrite(out, s, false));  // nothing there yet
   std::ofstream(out) << "results";
-  EXPECT_THROW(CheckOutputPath(out, s, false), std::runtime_error);
-  EXPECT_NO_THROW(CheckOutputPath(out, s, true));
-  EXPECT_THROW(CheckOutputPath(s.source, s, true), std::runtime_error);
-  EXPECT_THROW(CheckOutputPath(dir.string(), s, true), std::runtime_error);
-  EXPECT_THROW(CheckOutputPath("", s, true), std::runtime_error);
+  EXPECT_THROW(CheckOverwrite(out, s, false), std::runtime_error);
+  EXPECT_NO_THROW(CheckOverwrite(out, s, true));
+  EXPECT_THROW(CheckOverwrite(s.source, s, true), std::runtime_error);
+  EXPECT_THROW(CheckOverwrite(dir.string(), s, true), std::runtime_error);
+  EXPECT_THROW(CheckOverwrite("", s, true), std::runtime_error);
   std::filesystem::remove_all(dir);
 }
 
