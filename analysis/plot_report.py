@@ -192,7 +192,8 @@ def plot_capacity(summary, policies, slos, published, out):
                     shown_published = True
     ax.set_xticks(x, policies)
     ax.set_ylabel("capacity (QPS): mean, 95% CI over uncensored seeds")
-    ax.set_title("hatched: censored (bound only)", fontsize=9)
+    ax.set_title("bracket [low, high): between grid loads, not bisected; hatched: censored, "
+                 "a bound only", fontsize=9)
     ax.set_ylim(bottom=0)
     ax.margins(y=0.15)  # room for the bounds' labels
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
