@@ -68,7 +68,7 @@ TEST_F(OutputCliTest, AnExistingOutputIsReplacedOnlyWithForce) {
   const std::string before = Bytes(path);
   Outcome refused = Cli(RunArgs(path));
   EXPECT_EQ(refused.status, 1);
-  EXPECT_NE(refused.err.find(path + ": exists"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find(path + "': exists"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("--force"), std::string::npos) << refused.err;
   EXPECT_EQ(Bytes(path), before);
   EXPECT_FALSE(std::filesystem::exists(path + ".partial"));  // refused before starting

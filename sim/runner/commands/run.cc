@@ -86,9 +86,11 @@ int Run(const po::variables_map& vm, const CommandIo& io) {
   CheckOutputPath("--out", out_path, ScenarioInputs(scenario));
   CheckOutputPath("--out", out_path + ".partial", ScenarioInputs(scenario));
   if (!vm["force"].as<bool>() && std::filesystem::exists(out_path)) {
-    throw UsageError("--out '" + out_path +
-                     "': exists (an earlier run's results?); pass --force to replace it, or "
-                     "--out another file");
+    // The file's state, not the command line, is at fault: exit 1, no usage.
+    throw std::runtime_error(
+        "--out '" + out_path +
+        "': exists (an earlier run's results?); pass --force to replace it, or "
+        "--out another file");
   }
   const size_t points = SweepPoints(scenario).size();
   CheckScenarioWork(scenario, vm, static_cast<unsigned>(std::min<size_t>(jobs, points)));
