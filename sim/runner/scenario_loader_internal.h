@@ -49,9 +49,10 @@ void ParseSweep(YamlMap& top, Scenario* s, double native_qps);
 void ParseSlos(YamlMap& top, Scenario* s);
 void ParseFailures(YamlMap& top, Scenario* s);
 
-// A length distribution: a number (fixed) or {kind, ...}.
+// A length distribution: a number (fixed) or {kind, ...}; an empirical
+// distribution's file is relative to ctx.base_dir.
 models::LengthDistribution ParseLength(const YamlMap& parent, const YAML::Node& node,
-                                       const std::string& path);
+                                       const std::string& path, const LoadContext& ctx);
 
 // The names of every enum key, for reading and printing.
 enum class CostModelKind { kRoofline, kFixed };

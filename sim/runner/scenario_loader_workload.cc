@@ -60,12 +60,12 @@ void ParseWhales(YamlMap& w, models::WorkloadConfig* c) {
   }
 }
 
-void ParsePrompt(YamlMap& w, models::WorkloadConfig* c) {
+void ParsePrompt(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c) {
   if (!w.Take("prompt").IsDefined()) return;
   YamlMap m = w.Map("prompt", &PromptKeys());
   c->system_tokens = static_cast<uint32_t>(m.Integer("system_tokens"));
   if (YAML::Node n = m.Take("new_tokens"); n.IsDefined()) {
-    c->new_tokens = ParseLength(m, n, m.Child("new_tokens"));
+    c->new_tokens = ParseLength(m, n, m.Child("new_tokens"), ctx);
   }
   c->no_prefix_share = m.Number("no_prefix_share");
   if (m.Take("rag").IsDefined()) {
@@ -73,7 +73,7 @@ void ParsePrompt(YamlMap& w, models::WorkloadConfig* c) {
     c->rag.documents = static_cast<uint32_t>(r.Integer("documents"));
     c->rag.popularity_s = r.Number("popularity_s");
     if (YAML::Node n = r.Take("chunks"); n.IsDefined()) {
-      c->rag.chunks = ParseLength(r, n, r.Child("chunks"));
+      c->rag.chunks = ParseLength(r, n, r.Child("chunks"), ctx);
     }
     c->rag.chunk_tokens = static_cast<uint32_t>(r.Integer("chunk_tokens"));
     r.Finish();
@@ -86,18 +86,18 @@ void ParsePrompt(YamlMap& w, models::WorkloadConfig* c) {
   m.Finish();
 }
 
-void ParseSessions(YamlMap& w, models::WorkloadConfig* c) {
+void ParseSessions(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c) {
   if (!w.Take("sessions").IsDefined()) return;
   YamlMap m = w.Map("sessions", &SessionKeys());
   YAML::Node turns = m.Required("turns");
-  c->sessions.turns = ParseLength(m, turns, m.Child("turns"));
+  c->sessions.turns = ParseLength(m, turns, m.Child("turns"), ctx);
   // Sessions start at the load divided by the mean draw, and every session has
   // at least one turn: draws of 0 would silently raise the offered load.
   if (LowestDraw(c->sessions.turns) < 1) {
     m.FailAt(turns, m.Child("turns"), "every draw must be at least one turn (set min: 1)");
   }
   if (YAML::Node n = m.Take("think_time_s"); n.IsDefined()) {
-    c->sessions.think_time_s = ParseLength(m, n, m.Child("think_time_s"));
+    c->sessions.think_time_s = ParseLength(m, n, m.Child("think_time_s"), ctx);
   }
   m.Finish();
 }
@@ -207,14 +207,14 @@ double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   c.rates.active_keys = static_cast<uint32_t>(w.Integer("active_keys"));
   if (c.rates.active_keys > c.keys) w.Fail("active_keys", "must be <= keys");
   ParseWhales(w, &c);
-  ParsePrompt(w, &c);
+  ParsePrompt(w, ctx, &c);
   if (YAML::Node n = w.Take("output_tokens"); n.IsDefined()) {
-    c.output_tokens = ParseLength(w, n, w.Child("output_tokens"));
+    c.output_tokens = ParseLength(w, n, w.Child("output_tokens"), ctx);
   }
   if (LowestDraw(c.output_tokens) < 1) {
     w.Fail("output_tokens", "every output needs at least one token; this distribution can draw 0");
   }
-  ParseSessions(w, &c);
+  ParseSessions(w, ctx, &c);
   ParseArrivals(w, ctx, &c);
   ParseLoadSchedule(w, &c);
   ParseDrift(w, &c);

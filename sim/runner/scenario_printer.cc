@@ -29,9 +29,35 @@ YAML::Node Length(const models::LengthDistribution& d) {
   if (d.kind == Kind::kFixed) return Num(d.value);
   YAML::Node n;
   n["kind"] = LengthKinds().NameOf(d.kind);
-  if (d.kind == Kind::kLognormal) {
-    n["median"] = Num(d.median);
-    n["sigma"] = Num(d.sigma);
+  switch (d.kind) {
+    case Kind::kLognormal:
+      n["median"] = Num(d.median);
+      n["sigma"] = Num(d.sigma);
+      break;
+    case Kind::kNormal:
+      n["mean"] = Num(d.mean);
+      n["sd"] = Num(d.sd);
+      break;
+    case Kind::kExponential:
+      n["mean"] = Num(d.mean);
+      break;
+    case Kind::kGamma:
+      n["shape"] = Num(d.shape);
+      n["scale"] = Num(d.scale);
+      break;
+    case Kind::kEmpirical: {
+      // The resolved histogram: distinct values and their summed weights.
+      YAML::Node values(YAML::NodeType::Sequence), weights(YAML::NodeType::Sequence);
+      for (size_t i = 0; i < d.values.size(); ++i) {
+        values.push_back(Num(d.values[i]));
+        weights.push_back(Num(d.weights[i]));
+      }
+      n["values"] = Flow(values);
+      n["weights"] = Flow(weights);
+      return Flow(n);
+    }
+    default:
+      break;
   }
   n["min"] = Num(d.min);
   n["max"] = Num(d.max);
