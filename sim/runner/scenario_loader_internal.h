@@ -63,6 +63,7 @@ const ChoiceTable<Scenario::HitEstimate>& HitEstimates();
 const ChoiceTable<models::KeyRateConfig::Kind>& RateSkewKinds();
 const ChoiceTable<models::ArrivalConfig::Kind>& ArrivalKinds();
 const ChoiceTable<models::LengthDistribution::Kind>& LengthKinds();
+const ChoiceTable<bool>& SessionPacings();  // false: open loop
 const ChoiceTable<models::TraceConfig::Timing>& TraceTimings();
 const ChoiceTable<analysis::LatencyMetric>& SloMetrics();
 
@@ -78,6 +79,7 @@ const YamlKeyTable& RateSkewKeys();
 const YamlKeyTable& PromptKeys();
 const YamlKeyTable& RagKeys();
 const YamlKeyTable& SessionKeys();
+const YamlKeyTable& AgentKeys();
 const YamlKeyTable& ArrivalKeys();
 const YamlKeyTable& LoadStepKeys();
 const YamlKeyTable& DriftKeys();

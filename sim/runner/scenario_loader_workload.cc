@@ -99,6 +99,23 @@ void ParseSessions(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c
   if (YAML::Node n = m.Take("think_time_s"); n.IsDefined()) {
     c->sessions.think_time_s = ParseLength(m, n, m.Child("think_time_s"), ctx);
   }
+  c->sessions.closed_loop = m.Choice("pacing", SessionPacings());
+  if (m.Take("agent").IsDefined()) {
+    YamlMap a = m.Map("agent", &AgentKeys());
+    models::AgentConfig& agent = c->sessions.agent;
+    agent.tool_calls = ParseLength(a, a.Required("tool_calls"), a.Child("tool_calls"), ctx);
+    if (YAML::Node n = a.Take("tool_output_tokens"); n.IsDefined()) {
+      agent.tool_output_tokens = ParseLength(a, n, a.Child("tool_output_tokens"), ctx);
+    }
+    if (YAML::Node n = a.Take("tool_latency_s"); n.IsDefined()) {
+      agent.tool_latency_s = ParseLength(a, n, a.Child("tool_latency_s"), ctx);
+    }
+    a.Finish();
+    if (!c->sessions.closed_loop) {
+      m.Fail("agent",
+             "a tool call waits for the model's response: agent loops need pacing: closed_loop");
+    }
+  }
   m.Finish();
 }
 
@@ -128,7 +145,8 @@ const YamlKeyTable& WorkloadKeys() {
                  "shares: key i takes share whales[i] of all traffic (seed 003 §9.3)"),
        NestedKey("prompt", YamlType::kMap, "see workload.prompt", "what each prompt is made of"),
        NestedKey("output_tokens", YamlType::kLength, "128", "output length, at least 1"),
-       NestedKey("sessions", YamlType::kMap, "one turn", "multi-turn sessions, open loop"),
+       NestedKey("sessions", YamlType::kMap, "one turn",
+                 "multi-turn sessions and agent loops, open or closed loop"),
        NestedKey("arrivals", YamlType::kMap, "{kind: poisson}", "the unit-rate arrival process"),
        NestedKey("load_schedule", YamlType::kList, "constant",
                  "list of {until_s, factor}: the load is factor x QPS until until_s"),
@@ -178,12 +196,36 @@ const YamlKeyTable& RagKeys() {
   return table;
 }
 
+const ChoiceTable<bool>& SessionPacings() {
+  static const ChoiceTable<bool> table("session pacing",
+                                       {{"open_loop", false}, {"closed_loop", true}});
+  return table;
+}
+
 const YamlKeyTable& SessionKeys() {
   static const YamlKeyTable table{
       "workload.sessions",
       {NestedKey("turns", YamlType::kLength, "", "turns per session, every draw >= 1").Required(),
        NestedKey("think_time_s", YamlType::kLength, "0",
-                 "between a turn's arrival and the next's, s")}};
+                 "open loop: from a turn's arrival to the next's; closed loop: from a turn's "
+                 "response to the next turn, s"),
+       ChoiceKey("pacing", SessionPacings().names(), "open_loop",
+                 "open_loop: turns at fixed times; closed_loop: each turn waits for the previous "
+                 "response (docs/WORKLOADS.md)"),
+       NestedKey("agent", YamlType::kMap, "none",
+                 "tool calls after each user turn (pacing: closed_loop)")}};
+  return table;
+}
+
+const YamlKeyTable& AgentKeys() {
+  static const models::AgentConfig d;
+  static const YamlKeyTable table{
+      "workload.sessions.agent",
+      {NestedKey("tool_calls", YamlType::kLength, "", "tool calls after each user turn").Required(),
+       NestedKey("tool_output_tokens", YamlType::kLength, d.tool_output_tokens.Describe(),
+                 "tokens a tool's result appends to the prompt"),
+       NestedKey("tool_latency_s", YamlType::kLength, d.tool_latency_s.Describe(),
+                 "from the model's response to the tool's result, s")}};
   return table;
 }
 
@@ -218,18 +260,24 @@ double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   ParseArrivals(w, ctx, &c);
   ParseLoadSchedule(w, &c);
   ParseDrift(w, &c);
-  if (c.closed_loop.enabled) {
-    // The clients set the pace: a load schedule or drift in the workload's
-    // own clock would not follow simulated time, and session turns are
-    // open loop.
+  // Closed-loop clients running multi-turn sessions run them closed loop.
+  const bool multi_turn = c.sessions.turns.MeanDraw() > 1;
+  if (c.closed_loop.enabled && multi_turn) {
+    if (w.node()["sessions"]["pacing"].IsDefined() && !c.sessions.closed_loop) {
+      w.Fail("sessions", "closed-loop clients wait for each response: pacing must be closed_loop");
+    }
+    c.sessions.closed_loop = true;
+  }
+  if (c.closed_loop.enabled || c.sessions.closed_loop) {
+    // The responses set the pace: a load schedule or drift in the workload's
+    // own clock would not follow simulated time.
     const char* clash = !c.load_schedule.empty() ? "load_schedule"
                         : c.drift.sigma > 0      ? "drift"
                                                  : nullptr;
-    if (clash) w.Fail(clash, "cannot be combined with closed-loop arrivals (workload.arrivals)");
-    if (c.sessions.turns.MeanDraw() > 1) {
-      w.Fail("sessions",
-             "closed-loop clients send single requests; sessions of several turns "
-             "are open loop (give one turn, or open-loop arrivals)");
+    if (clash) {
+      w.Fail(clash, c.closed_loop.enabled
+                        ? "cannot be combined with closed-loop arrivals (workload.arrivals)"
+                        : "cannot be combined with closed-loop sessions (workload.sessions)");
     }
   }
   w.Finish();

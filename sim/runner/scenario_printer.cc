@@ -229,6 +229,14 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
   YAML::Node sessions;
   sessions["turns"] = Length(c.sessions.turns);
   sessions["think_time_s"] = Length(c.sessions.think_time_s);
+  sessions["pacing"] = scenario::SessionPacings().NameOf(c.sessions.closed_loop);
+  if (c.sessions.agent.tool_calls.MeanDraw() > 0) {
+    YAML::Node agent;
+    agent["tool_calls"] = Length(c.sessions.agent.tool_calls);
+    agent["tool_output_tokens"] = Length(c.sessions.agent.tool_output_tokens);
+    agent["tool_latency_s"] = Length(c.sessions.agent.tool_latency_s);
+    sessions["agent"] = Flow(agent);
+  }
   w["sessions"] = Flow(sessions);
   w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
   if (!c.load_schedule.empty()) {
