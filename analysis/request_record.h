@@ -20,9 +20,10 @@ struct RequestRecord {
   uint32_t tenant = 0;
   uint64_t session = 0;
   sim::Time arrival = 0;                // reached the router
+  sim::Time admitted = sim::kNever;     // first scheduled on its replica
   sim::Time first_token = sim::kNever;  // as the client sees it
   sim::Time completed = sim::kNever;    // as the client sees it
-  uint32_t replica = 0;
+  uint32_t replica = 0;                 // the last replica it was routed to
   uint32_t prompt_tokens = 0;
   uint32_t output_tokens = 0;
   uint32_t hit_tokens = 0;  // served from the prefix cache at first admission
