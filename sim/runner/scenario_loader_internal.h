@@ -49,6 +49,9 @@ void ParseSweep(YamlMap& top, Scenario* s, double native_qps);
 void ParseSlos(YamlMap& top, Scenario* s);
 void ParseFailures(YamlMap& top, Scenario* s);
 
+// workload.shared_prefix (scenario_loader_shared_prefix.cc).
+void ParseSharedPrefix(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c);
+
 // A length distribution: a number (fixed) or {kind, ...}; an empirical
 // distribution's file is relative to ctx.base_dir.
 models::LengthDistribution ParseLength(const YamlMap& parent, const YAML::Node& node,
@@ -84,6 +87,7 @@ const YamlKeyTable& ArrivalKeys();
 const YamlKeyTable& LoadStepKeys();
 const YamlKeyTable& DriftKeys();
 const YamlKeyTable& TraceKeys();
+const YamlKeyTable& SharedPrefixKeys();
 const YamlKeyTable& PolicyEntryKeys();
 const YamlKeyTable& SweepKeys();
 const YamlKeyTable& SloKeys();

@@ -152,7 +152,9 @@ const YamlKeyTable& WorkloadKeys() {
                  "list of {until_s, factor}: the load is factor x QPS until until_s"),
        NestedKey("drift", YamlType::kMap, "none", "random walk of the keys' log-rates"),
        NestedKey("trace", YamlType::kMap, "none",
-                 "replay a trace instead; no other workload key may be given")}};
+                 "replay a trace instead; no other workload key may be given"),
+       NestedKey("shared_prefix", YamlType::kMap, "none",
+                 "inference-perf's shared-prefix workload instead; only arrivals may go with it")}};
   return table;
 }
 
@@ -242,6 +244,21 @@ double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s) {
       }
     }
     return native_qps;
+  }
+  if (w.Take("shared_prefix").IsDefined()) {
+    ParseSharedPrefix(w, ctx, &c);
+    ParseArrivals(w, ctx, &c);
+    for (const auto& entry : w.node()) {
+      const std::string key = entry.first.Scalar();
+      if (key != "shared_prefix" && key != "arrivals") {
+        w.FailAt(entry.first, w.Child(key),
+                 "shared_prefix replaces the synthetic workload (only arrivals may go with it)");
+      }
+    }
+    if (c.arrivals.kind != models::ArrivalConfig::Kind::kPoisson && !c.closed_loop.enabled) {
+      w.Fail("arrivals", "shared_prefix arrivals are Poisson (inference-perf's) or closed loop");
+    }
+    return 0;
   }
   c.keys = static_cast<uint32_t>(w.Integer("keys"));
   c.tenants = static_cast<uint32_t>(w.Integer("tenants"));

@@ -158,6 +158,7 @@ YAML::Node Trace(const models::TraceConfig& t) {
   n["skip"] = Num(static_cast<double>(t.skip));
   n["limit"] = Num(static_cast<double>(t.limit));
   n["key_blocks"] = Num(t.key_blocks);
+  n["block_tokens"] = Num(t.block_tokens);
   n["timing"] = scenario::TraceTimings().NameOf(t.timing);
   return Flow(n);
 }
@@ -201,6 +202,17 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
   YAML::Node w;
   if (c.trace.format != models::TraceConfig::Format::kNone) {
     w["trace"] = Trace(c.trace);
+    return w;
+  }
+  if (c.shared_prefix.groups > 0) {
+    YAML::Node p;
+    p["groups"] = Num(c.shared_prefix.groups);
+    p["prompts_per_group"] = Num(c.shared_prefix.prompts_per_group);
+    p["system_tokens"] = Num(c.shared_prefix.system_tokens);
+    p["question_tokens"] = Num(c.shared_prefix.question_tokens);
+    p["output_tokens"] = Num(c.shared_prefix.output_tokens);
+    w["shared_prefix"] = Flow(p);
+    w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
     return w;
   }
   w["keys"] = Num(c.keys);

@@ -81,7 +81,7 @@ int TraceStats(const po::variables_map& vm, const CommandIo& io) {
     config.format = *models::TraceFormats().Find(vm["format"].as<std::string>());
   if (config.format == models::TraceConfig::Format::kNone) {
     throw UsageError("cannot tell the format of '" + config.file +
-                     "' from its name; give --format mooncake|azure");
+                     "' from its name; give --format mooncake|azure|burstgpt|kvroute");
   }
   config.skip = vm["skip"].as<uint64_t>();
   config.limit = vm["limit"].as<uint64_t>();
@@ -95,10 +95,10 @@ int TraceStats(const po::variables_map& vm, const CommandIo& io) {
   models::Request r;
   while (replay.Next(&r)) collector.Add(r, replay.segments());
   const models::WorkloadStats stats = collector.Finish();
-  io.out << "trace " << config.file << " (" << models::TraceFormats().NameOf(config.format)
+  io.out << "trace " << config.file << " (" << models::TraceFormats().NameOf(trace->format)
          << "), replayed at its own timing\n";
   models::PrintWorkloadStats(stats, o, io.out);
-  if (config.format == models::TraceConfig::Format::kMooncake) {
+  if (trace->format == models::TraceConfig::Format::kMooncake) {
     char line[128];
     std::snprintf(line, sizeof line,
                   "trace block hit rate %.1f%% of the trace's 512-token block ids\n",
