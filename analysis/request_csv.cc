@@ -79,7 +79,9 @@ const RequestColumn kColumns[] = {
     {"measured", "", "1 when it arrived after the warm-up (counted in the point's metrics)",
      [](R r, C c, S o) { *o += r.arrival >= c.warmup ? "1" : "0"; }},
     {"arrival_s", "s", "reached the router", [](R r, C, S o) { Seconds(r.arrival, o); }},
-    {"session", "", "session id (closed-loop: a client's j-th session is client * 2^32 + j)",
+    {"session", "",
+     "session id (a closed-loop client's j-th session is client * 2^32 + j; a trace's named "
+     "sessions 2^63 + n)",
      [](R r, C, S o) { Integer(r.session, o); }},
     {"tenant", "", "tenant", [](R r, C, S o) { Integer(r.tenant, o); }},
     {"key", "", "routing key (0 is the hottest in synthetic workloads)",

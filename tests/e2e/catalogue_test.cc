@@ -93,6 +93,7 @@ std::string CaseName(const ::testing::TestParamInfo<MalformedInput>& info) {
 INSTANTIATE_TEST_SUITE_P(CommandLine, CatalogueTest, ::testing::ValuesIn(CliCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Scenario, CatalogueTest, ::testing::ValuesIn(ScenarioCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(InputFile, CatalogueTest, ::testing::ValuesIn(InputFileCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Workload, CatalogueTest, ::testing::ValuesIn(WorkloadCases()), CaseName);
 
 TEST(CatalogueSizeTest, HoldsAtLeastAHundredCases) {
   EXPECT_GE(CliCases().size() + ScenarioCases().size() + InputFileCases().size(), 100u);
