@@ -2,6 +2,8 @@
 // profile, docs/VALIDATION.md equal to what `kvroute validation --markdown`
 // prints, and the medians the validation reports held where they stand, so a
 // change to the physics that makes them worse fails here.
+#include "sim/runner/validation/validation.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,7 +11,6 @@
 #include <sstream>
 
 #include "sim/runner/validation/efficiency_fit.h"
-#include "sim/runner/validation/validation.h"
 
 namespace kvroute::sim {
 namespace {
