@@ -96,6 +96,7 @@ void ArrivalDriver::PushNextSessionStart(EventQueue& events) {
 bool ArrivalDriver::ArriveInSession(const Event& event, models::Request* out, ArrivalTag* tag,
                                     EventQueue& events) {
   uint32_t slot = event.target;
+  if (clients_ > 0 && BudgetSpent()) return false;
   if (slot == kNewSession) {
     if (free_sessions_.empty()) {
       slot = static_cast<uint32_t>(sessions_.size());
@@ -122,7 +123,7 @@ void ArrivalDriver::SessionDone(uint32_t slot, bool completed, Time now, EventQu
   if (!completed) s.next = static_cast<uint32_t>(s.steps.size());  // the user gives up
   if (clients_ > 0) {
     const models::ClosedLoopConfig& c = config_.closed_loop;
-    if (c.max_requests > 0 && issued_ >= c.max_requests) return;
+    if (BudgetSpent()) return;
     const double gap = s.done() ? c.think_time_s.Sample(think_rng_[slot]) : s.next_gap_s();
     const Time next = now + FromSeconds(gap);
     if (next < end_) events.Push(next, EventKind::kArrival, slot);
@@ -170,7 +171,8 @@ bool ArrivalDriver::Arrive(const Event& event, models::Request* out, ArrivalTag*
       if (has_next_) events.Push(next_.arrival, EventKind::kArrival);
       return true;
     case Mode::kClosed:
-      if (!source_->Next(out)) return false;
+      // Arrivals pushed before the budget ran out (think times overlap) send nothing.
+      if (BudgetSpent() || !source_->Next(out)) return false;
       out->arrival = event.time;
       tag->client = event.target;
       ++issued_;
@@ -195,7 +197,7 @@ void ArrivalDriver::OnDone(const ArrivalTag& tag, bool completed, Time now, size
     SessionDone(tag.session_slot, completed, now, events);
   } else if (mode_ == Mode::kClosed && tag.client != ArrivalTag::kNoClient) {
     const models::ClosedLoopConfig& c = config_.closed_loop;
-    if (c.max_requests > 0 && issued_ >= c.max_requests) return;
+    if (BudgetSpent()) return;
     const Time next = now + FromSeconds(c.think_time_s.Sample(think_rng_[tag.client]));
     if (next < end_) events.Push(next, EventKind::kArrival, tag.client);
   } else if (mode_ == Mode::kStaged && stage_next_ == stage_times_.size() && in_flight == 0 &&

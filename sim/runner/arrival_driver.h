@@ -67,6 +67,10 @@ class ArrivalDriver {
   // An arrival event's target for the start of an open-loop session.
   static constexpr uint32_t kNewSession = UINT32_MAX;
 
+  // Closed-loop clients have sent workload.closed_loop.max_requests.
+  bool BudgetSpent() const {
+    return config_.closed_loop.max_requests > 0 && issued_ >= config_.closed_loop.max_requests;
+  }
   void StartStage(uint32_t stage, Time start, EventQueue& events);
   void PushNextSessionStart(EventQueue& events);
   bool ArriveInSession(const Event& event, models::Request* out, ArrivalTag* tag,

@@ -158,6 +158,34 @@ TEST(ClosedLoopSessionTest, TwoPoliciesSeeIdenticalSessions) {
   EXPECT_GT(retimed, 10);  // the policies' timing did differ
 }
 
+// Closed-loop clients running sessions stop at the request budget, across
+// sessions.
+TEST(ClosedLoopSessionTest, ClientsStopAtTheirRequestBudget) {
+  Scenario s = Load(R"(  sessions: {turns: 4, think_time_s: 0.5}
+  arrivals: {kind: closed_loop, clients: 3, max_requests: 25})");
+  EXPECT_EQ(Simulate(s).all.size(), 25u);
+}
+
+// A request that fails ends its session: the user does not send the next
+// turn.
+TEST(ClosedLoopSessionTest, AFailedRequestEndsItsSession) {
+  Scenario s = Load(R"(  sessions: {turns: 6, think_time_s: 1, pacing: closed_loop}
+failures:
+  retry_limit: 0
+  schedule: [{replica: 0, at_s: 20}])",
+                    "[round_robin]", 2);
+  auto sessions = BySession(Simulate(s, 0, 6));
+  int failed = 0;
+  for (const auto& [id, turns] : sessions) {
+    for (size_t t = 0; t < turns.size(); ++t) {
+      if (turns[t].outcome != Record::Outcome::kFailed) continue;
+      ++failed;
+      EXPECT_EQ(t + 1, turns.size()) << "session " << id << " went on after a failure";
+    }
+  }
+  EXPECT_GT(failed, 0);
+}
+
 TEST(ClosedLoopSessionTest, AgentLoopsNeedClosedLoopPacing) {
   try {
     Load("  sessions: {turns: 2, agent: {tool_calls: 2}}");
