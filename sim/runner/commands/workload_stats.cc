@@ -85,6 +85,7 @@ int TraceStats(const po::variables_map& vm, const CommandIo& io) {
   }
   config.skip = vm["skip"].as<uint64_t>();
   config.limit = vm["limit"].as<uint64_t>();
+  config.block_tokens = static_cast<uint32_t>(vm["block-tokens"].as<uint64_t>());
   const auto block_size = static_cast<uint32_t>(vm["block-size"].as<uint64_t>());
   const models::WorkloadStatsOptions o = StatsOptions(vm, block_size, {25'000, 200'000});
 
@@ -129,11 +130,14 @@ Command WorkloadStatsCommandDefinition() {
 Command TraceStatsCommandDefinition() {
   return {"trace-stats",
           "print what a trace file offers a prefix cache, replayed at its own timing",
-          {{"file", "FILE", "a Mooncake .jsonl or Azure .csv trace", true}},
+          {{"file", "FILE", "a Mooncake, Azure, BurstGPT or kvroute-format .jsonl or .csv trace",
+            true}},
           [](OptionList& o) {
             o.Choice("format", models::TraceFormats().names(),
-                     "the trace format; default from the extension (.jsonl, .csv)")
+                     "the trace format; default auto, from the first line of a .jsonl or .csv")
                 .WholeNumber("block-size", "N", "KV block size in tokens", 1, 4096, 16)
+                .WholeNumber("block-tokens", "N", "kvroute format: tokens per hash id", 1,
+                             1'000'000, 16)
                 .WholeNumber("skip", "N", "leading requests dropped", 0, uint64_t{1} << 50, 0)
                 .WholeNumber("limit", "N", "requests kept after --skip; 0: all", 0,
                              uint64_t{1} << 50, 0);
