@@ -78,6 +78,12 @@ std::string Directory(const std::string& path) {
   return parent.empty() ? "." : parent.string();
 }
 
+// The rename is durable once the directory entry is: fsync the directory.
+void SyncDirectoryOf(const std::string& path) {
+  Descriptor dir(::open(Directory(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir.get() >= 0) ::fsync(dir.get());
+}
+
 }  // namespace
 
 std::string TemporaryPathFor(const std::string& path) {
@@ -125,9 +131,21 @@ void WriteFileAtomically(const std::string& path, std::string_view bytes,
     }
   }
   if (::rename(temporary.c_str(), path.c_str()) != 0) fail("rename: " + Cause(errno));
-  // The rename is durable once the directory entry is: fsync the directory.
-  Descriptor dir(::open(Directory(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir.get() >= 0) ::fsync(dir.get());
+  SyncDirectoryOf(path);
+}
+
+void CommitTemporaryFile(const std::string& temporary, const std::string& path) {
+  auto fail = [&](const std::string& what) {
+    ::unlink(temporary.c_str());
+    throw OutputFileError("cannot write " + path + ": " + what + " (" + path + " is unchanged)");
+  };
+  {
+    Descriptor fd(::open(temporary.c_str(), O_RDONLY | O_CLOEXEC));
+    if (fd.get() < 0) fail("cannot open " + temporary + ": " + Cause(errno));
+    if (::fsync(fd.get()) != 0) fail("fsync: " + Cause(errno));
+  }
+  if (::rename(temporary.c_str(), path.c_str()) != 0) fail("rename: " + Cause(errno));
+  SyncDirectoryOf(path);
 }
 
 }  // namespace kvroute::analysis

@@ -26,6 +26,12 @@ class OutputFileError : public std::runtime_error {
 void WriteFileAtomically(const std::string& path, std::string_view bytes,
                          const std::function<void(const std::string&)>& verify = {});
 
+// For files too large to hold in memory, written by the caller to
+// TemporaryPathFor(path) and checked by it: fsyncs the temporary, renames it
+// over `path` and fsyncs the directory. Throws OutputFileError (removing the
+// temporary; `path` unchanged).
+void CommitTemporaryFile(const std::string& temporary, const std::string& path);
+
 // The temporary name WriteFileAtomically uses for `path` in this process.
 std::string TemporaryPathFor(const std::string& path);
 

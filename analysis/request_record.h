@@ -14,12 +14,16 @@ struct RequestRecord {
   enum class Outcome { kCompleted, kRejected, kFailed, kUnfinished };
   Outcome outcome = Outcome::kCompleted;
   uint64_t id = 0;
-  uint32_t stage = 0;                   // load stage (0 without stages)
-  uint32_t client = UINT32_MAX;         // closed-loop client, or UINT32_MAX
+  uint32_t stage = 0;            // load stage (0 without stages)
+  uint32_t client = UINT32_MAX;  // closed-loop client, or UINT32_MAX
+  uint32_t key = 0;              // routing key
+  uint32_t tenant = 0;
+  uint64_t session = 0;
   sim::Time arrival = 0;                // reached the router
+  sim::Time admitted = sim::kNever;     // first scheduled on its replica
   sim::Time first_token = sim::kNever;  // as the client sees it
   sim::Time completed = sim::kNever;    // as the client sees it
-  uint32_t replica = 0;
+  uint32_t replica = 0;                 // the last replica it was routed to
   uint32_t prompt_tokens = 0;
   uint32_t output_tokens = 0;
   uint32_t hit_tokens = 0;  // served from the prefix cache at first admission

@@ -129,6 +129,7 @@ bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer
   ++counters_.admitted;
   if (!r.ever_admitted) {
     r.ever_admitted = true;
+    r.admitted_time = now;
     r.hit_tokens = r.computed_tokens;
     observer.OnAdmitted(slot, now);
   }

@@ -47,8 +47,9 @@ struct InFlightRequest {
   uint32_t computed_tokens = 0;  // tokens whose KV exists (cached prefix + computed)
   uint32_t generated_tokens = 0;
   uint32_t preemptions = 0;
-  uint32_t retries = 0;    // times re-routed after its replica failed
-  sim::Time enqueued = 0;  // reached its replica's engine
+  uint32_t retries = 0;                   // times re-routed after its replica failed
+  sim::Time enqueued = 0;                 // reached its replica's engine
+  sim::Time admitted_time = sim::kNever;  // first scheduled (ever_admitted)
   sim::Time first_token_time = sim::kNever;
   bool ever_admitted = false;  // the served hit is counted at the first admission only
   bool in_use = false;         // the pool slot holds a live request
@@ -83,7 +84,7 @@ class RequestPool {
     r.request.output_block_hashes.clear();
     r.kv.pinned.clear();
     r.hit_tokens = r.computed_tokens = r.generated_tokens = r.preemptions = r.retries = 0;
-    r.first_token_time = sim::kNever;
+    r.first_token_time = r.admitted_time = sim::kNever;
     r.ever_admitted = false;
     r.in_use = false;
     free_.push_back(slot);

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "models/session_plan.h"
 #include "models/shared_prefix_source.h"
 #include "models/trace_replay.h"
 #include "models/workload.h"
@@ -15,6 +16,9 @@ std::unique_ptr<RequestSource> MakeRequestSource(const WorkloadConfig& config, u
                                                  double qps, sim::Time end) {
   if (config.shared_prefix.groups > 0) {
     return std::make_unique<SharedPrefixSource>(config, seed, qps, end);
+  }
+  if (config.trace.format == TraceConfig::Format::kNone && config.sessions.closed_loop) {
+    return std::make_unique<SessionSource>(config, seed, qps, end);
   }
   if (config.trace.format == TraceConfig::Format::kNone) {
     return std::make_unique<WorkloadGenerator>(config, seed, qps, end);

@@ -43,6 +43,7 @@ class RequestSource {
 struct WorkloadConfig;
 
 // The synthetic workload, or the replay of config.trace when one is set.
+// Closed-loop sessions come as an instant cluster would see them (SessionSource).
 // Throws TraceError for an unreadable trace, std::invalid_argument for an
 // unreachable rate target.
 std::unique_ptr<RequestSource> MakeRequestSource(const WorkloadConfig& config, uint64_t seed,

@@ -11,8 +11,11 @@ namespace kvroute::models {
 
 const sim::ChoiceTable<TraceConfig::Format>& TraceFormats() {
   static const sim::ChoiceTable<TraceConfig::Format> table(
-      "trace format",
-      {{"mooncake", TraceConfig::Format::kMooncake}, {"azure", TraceConfig::Format::kAzure}});
+      "trace format", {{"auto", TraceConfig::Format::kAuto},
+                       {"mooncake", TraceConfig::Format::kMooncake},
+                       {"azure", TraceConfig::Format::kAzure},
+                       {"burstgpt", TraceConfig::Format::kBurstGpt},
+                       {"kvroute", TraceConfig::Format::kKvroute}});
   return table;
 }
 
@@ -30,9 +33,35 @@ double NativeBlockHitRate(const Trace& trace) {
 }
 
 TraceConfig::Format GuessTraceFormat(const std::string& path) {
-  if (path.ends_with(".jsonl")) return TraceConfig::Format::kMooncake;
-  if (path.ends_with(".csv")) return TraceConfig::Format::kAzure;
+  if (path.ends_with(".jsonl") || path.ends_with(".csv")) return TraceConfig::Format::kAuto;
   return TraceConfig::Format::kNone;
+}
+
+TraceConfig::Format DetectTraceFormat(const std::string& path) {
+  try {
+    sim::CheckInputFile(path, sim::kTraceInput);
+  } catch (const sim::InputFileError& e) {
+    throw TraceError(e.what());
+  }
+  std::ifstream in(path);
+  if (!in) throw TraceError(path + ": cannot open trace file");
+  std::string line;
+  for (uint64_t number = 1; std::getline(in, line); ++number) {
+    const size_t start = line.find_first_not_of(" \t\r");
+    if (start == std::string::npos) continue;
+    if (line[start] == '{') {
+      return line.find("\"time_s\"") != std::string::npos ? TraceConfig::Format::kKvroute
+                                                          : TraceConfig::Format::kMooncake;
+    }
+    if (line.find("ContextTokens") != std::string::npos) return TraceConfig::Format::kAzure;
+    if (line.find("Request tokens") != std::string::npos) return TraceConfig::Format::kBurstGpt;
+    if (line.find("time_s") != std::string::npos) return TraceConfig::Format::kKvroute;
+    throw TraceError(path + ":" + std::to_string(number) +
+                     ": cannot tell the trace format: expected a JSON object (Mooncake, or "
+                     "kvroute's with time_s) or a CSV header naming ContextTokens (Azure), "
+                     "Request tokens (BurstGPT) or time_s (kvroute); give workload.trace.format");
+  }
+  throw TraceError(path + ": no requests in the trace");
 }
 
 Trace ReadTrace(const TraceConfig& config) {
@@ -45,13 +74,23 @@ Trace ReadTrace(const TraceConfig& config) {
   if (!in) throw TraceError(config.file + ": cannot open trace file");
   Trace trace;
   trace.source = config.file;
-  trace.format = config.format;
-  if (config.format == TraceConfig::Format::kMooncake) {
-    trace_internal::ReadMooncake(in, config, &trace);
-  } else if (config.format == TraceConfig::Format::kAzure) {
-    trace_internal::ReadAzure(in, config, &trace);
-  } else {
-    throw TraceError(config.file + ": " + TraceFormats().Unknown(""));
+  trace.format =
+      config.format == TraceConfig::Format::kAuto ? DetectTraceFormat(config.file) : config.format;
+  switch (trace.format) {
+    case TraceConfig::Format::kMooncake:
+      trace_internal::ReadMooncake(in, config, &trace);
+      break;
+    case TraceConfig::Format::kAzure:
+      trace_internal::ReadAzure(in, config, &trace);
+      break;
+    case TraceConfig::Format::kBurstGpt:
+      trace_internal::ReadBurstGpt(in, config, &trace);
+      break;
+    case TraceConfig::Format::kKvroute:
+      trace_internal::ReadKvroute(in, config, &trace);
+      break;
+    default:
+      throw TraceError(config.file + ": " + TraceFormats().Unknown(""));
   }
   if (in.bad()) throw TraceError(config.file + ": read error");
   if (trace.records.empty()) {

@@ -1,7 +1,11 @@
 // Request traces read from disk: Mooncake JSONL (FAST'25 release: timestamp in
-// ms, input_length, output_length, hash_ids of 512-token prefix blocks) and the
-// Azure LLM inference CSV (Splitwise, ISCA'24: TIMESTAMP, ContextTokens,
-// GeneratedTokens; no prefix information).
+// ms, input_length, output_length, hash_ids of 512-token prefix blocks, and
+// the session_id of Mooncake-style replay files), the Azure LLM inference CSV
+// (Splitwise, ISCA'24: TIMESTAMP, ContextTokens, GeneratedTokens; no prefix
+// information), BurstGPT's CSV (Wang et al., KDD'25: Timestamp, Model, Request
+// tokens, Response tokens, ...) and kvroute's own CSV/JSONL for users' logs
+// (docs/WORKLOADS.md: time_s, prompt_tokens, output_tokens, session, tenant,
+// key, hash_ids). `auto` tells them apart by their first line.
 #ifndef KVROUTE_MODELS_TRACE_READER_H_
 #define KVROUTE_MODELS_TRACE_READER_H_
 
@@ -15,7 +19,7 @@
 namespace kvroute::models {
 
 struct TraceConfig {
-  enum class Format { kNone, kMooncake, kAzure };
+  enum class Format { kNone, kAuto, kMooncake, kAzure, kBurstGpt, kKvroute };
   Format format = Format::kNone;  // kNone: no trace, the synthetic workload runs
   std::string file;
   bool loop = false;   // replay again after the last request, without shared prefixes
@@ -24,6 +28,8 @@ struct TraceConfig {
   // Mooncake: a request's key is its first `key_blocks` block ids (the
   // conversation trace's first block is one system prompt shared by all).
   uint32_t key_blocks = 2;
+  // kvroute format: tokens per hash id (vLLM's default block size).
+  uint32_t block_tokens = 16;
   // kScaled: timestamps scaled so that the trace's mean rate is the load;
   // kNative: the trace's own timestamps, so its own rate is the only load.
   enum class Timing { kScaled, kNative };
@@ -33,22 +39,27 @@ struct TraceConfig {
 inline constexpr uint32_t kMooncakeBlockTokens = 512;
 
 struct TraceRecord {
+  static constexpr uint64_t kNoSession = UINT64_MAX;
   int64_t time_ns = 0;  // since the first kept request
   uint32_t input_tokens = 0;
   uint32_t output_tokens = 0;
   uint32_t key = 0;
+  uint32_t tenant = 0;                      // when Trace::tenants > 0; else the key
+  uint64_t session = kNoSession;            // dense ids in order of first appearance
   uint32_t hash_begin = 0, hash_count = 0;  // into Trace::hash_ids (Mooncake only)
 };
 
 struct Trace {
   std::string source;
-  TraceConfig::Format format = TraceConfig::Format::kNone;
-  std::vector<TraceRecord> records;  // in arrival order
+  TraceConfig::Format format = TraceConfig::Format::kNone;  // as read (never kAuto)
+  std::vector<TraceRecord> records;                         // in arrival order
   std::vector<uint64_t> hash_ids;
   // Keys: Mooncake requests are keyed by their first key_blocks block ids;
   // Azure requests have no prefix
   // information, so each is its own key.
   uint32_t keys = 0;
+  uint32_t tenants = 0;                          // 0: a request's tenant is its key
+  uint32_t block_tokens = kMooncakeBlockTokens;  // tokens per hash id
 };
 
 class TraceError : public std::runtime_error {
@@ -76,11 +87,18 @@ double NativeQps(const Trace& trace);
 // infinite cache (0 for traces without block ids).
 double NativeBlockHitRate(const Trace& trace);
 
-// The formats by name: "mooncake", "azure".
+// The formats by name: "auto", "mooncake", "azure", "burstgpt", "kvroute".
 const sim::ChoiceTable<TraceConfig::Format>& TraceFormats();
 
-// "mooncake" for *.jsonl, "azure" for *.csv, kNone otherwise.
+// kAuto for *.jsonl and *.csv (ReadTrace tells them apart by content),
+// kNone otherwise.
 TraceConfig::Format GuessTraceFormat(const std::string& path);
+
+// The format of the trace at `path` from its first non-blank line: a JSON
+// object with "time_s" is kvroute's, any other JSON line Mooncake's; a CSV
+// header naming ContextTokens is Azure's, Request tokens BurstGPT's, time_s
+// kvroute's. Throws TraceError naming the file and line otherwise.
+TraceConfig::Format DetectTraceFormat(const std::string& path);
 
 }  // namespace kvroute::models
 

@@ -1,7 +1,12 @@
 // Mooncake JSONL (FAST'25 release, ../shared/traces/mooncake/README-FAST25-
 // release.md): one flat object per line with `timestamp` (ms),
 // `input_length`, `output_length` and `hash_ids` (ids of 512-token prefix
-// blocks). Each field must appear exactly once.
+// blocks). Each field must appear exactly once. Replay tools' Mooncake files
+// (e.g. NVIDIA AIPerf's trace replay, Dynamo's dynamo_data_gen/mooncake.rs)
+// may add `session_id` (a string or a number) to group a conversation's
+// turns; kvroute keeps it as the request's session. Their `delay` (a turn
+// sent that long after the previous response) asks for closed-loop replay,
+// which kvroute's trace replay does not do: it is an error, not ignored.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -58,6 +63,19 @@ class JsonLine {
     }
     return static_cast<uint64_t>(v);
   }
+  // A string without escapes, or a whole number, as text.
+  std::string Id(const std::string& field) {
+    if (Peek('"')) {
+      ++pos_;
+      const size_t end = s_.find('"', pos_);
+      if (end == std::string_view::npos) where_.Fail(field, "unterminated string");
+      std::string text(s_.substr(pos_, end - pos_));
+      if (text.find('\\') != std::string::npos) where_.Fail(field, "escapes are not supported");
+      pos_ = end + 1;
+      return Tagged('s', text);
+    }
+    return Tagged('n', std::to_string(Whole(field, 0, UINT64_MAX >> 11)));
+  }
   bool AtEnd() {
     Skip();
     return pos_ == s_.size();
@@ -74,6 +92,7 @@ struct MooncakeRecord {
   int64_t input = -1, output = -1;
   bool has_ids = false;
   std::vector<uint64_t> ids;
+  std::string session;  // empty: none
 };
 
 void ParseLine(JsonLine& json, const Where& where, MooncakeRecord* r) {
@@ -103,8 +122,17 @@ void ParseLine(JsonLine& json, const Where& where, MooncakeRecord* r) {
         if (!json.Peek(']')) json.Expect(',', key);
       }
       json.Expect(']', key);
+    } else if (key == "session_id") {
+      if (!r->session.empty()) where.Fail(key, "given twice");
+      r->session = json.Id(key);
+    } else if (key == "delay") {
+      where.Fail(key,
+                 "turns sent after the previous response (closed-loop replay) are not "
+                 "supported; give every request its timestamp");
     } else {
-      where.Fail(key, "unknown field (valid: timestamp, input_length, output_length, hash_ids)");
+      where.Fail(key,
+                 "unknown field (valid: timestamp, input_length, output_length, hash_ids, "
+                 "session_id)");
     }
     if (!json.Peek('}')) json.Expect(',', key);
   }
@@ -124,6 +152,7 @@ void ParseLine(JsonLine& json, const Where& where, MooncakeRecord* r) {
 
 void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
   std::unordered_map<uint64_t, uint32_t> key_of_prefix;
+  NameIds sessions;
   std::string line;
   MooncakeRecord record;
   uint64_t index = 0;
@@ -132,7 +161,7 @@ void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
     const Where where{config.file, number};
     JsonLine json(line, where);
     if (json.AtEnd()) continue;
-    record = MooncakeRecord{.ids = std::move(record.ids)};
+    record = MooncakeRecord{.ids = std::move(record.ids), .session = {}};
     record.ids.clear();
     ParseLine(json, where, &record);
     if (index++ < config.skip) continue;
@@ -146,6 +175,7 @@ void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
     r.time_ns = std::llround((record.timestamp_ms - first_ms) * 1e6);
     r.input_tokens = static_cast<uint32_t>(record.input);
     r.output_tokens = static_cast<uint32_t>(record.output);
+    if (!record.session.empty()) r.session = sessions.Id(record.session);
     r.hash_begin = static_cast<uint32_t>(trace->hash_ids.size());
     r.hash_count = static_cast<uint32_t>(record.ids.size());
     uint64_t prefix = 0;

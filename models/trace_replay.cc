@@ -19,7 +19,7 @@ void TraceSegments(const Trace& trace, const TraceRecord& r, uint64_t pass,
   uint64_t pass_salt = sim::Combine(kTraceBlockSalt, pass);
   uint32_t covered = 0;
   for (uint32_t j = 0; j < r.hash_count && covered < r.input_tokens; ++j) {
-    uint32_t tokens = std::min(kMooncakeBlockTokens, r.input_tokens - covered);
+    uint32_t tokens = std::min(trace.block_tokens, r.input_tokens - covered);
     out->push_back({sim::Combine(pass_salt, trace.hash_ids[r.hash_begin + j]), tokens});
     covered += tokens;
   }
@@ -42,6 +42,12 @@ TraceReplay::TraceReplay(std::shared_ptr<const Trace> trace, bool loop, double q
   scale_ = native_qps_ / qps;
   shares_.assign(trace_->keys, 0.0);
   for (const TraceRecord& r : records) shares_[r.key] += 1.0 / static_cast<double>(n);
+  if (trace_->tenants > 0) {
+    tenant_shares_.assign(trace_->tenants, 0.0);
+    for (const TraceRecord& r : records) tenant_shares_[r.tenant] += 1.0 / static_cast<double>(n);
+  } else {
+    tenant_shares_ = shares_;
+  }
 }
 
 bool TraceReplay::Next(Request* out) {
@@ -59,8 +65,11 @@ bool TraceReplay::Next(Request* out) {
   out->id = next_id_++;
   out->arrival = arrival;
   out->key = r.key;
-  out->tenant = r.key;
-  out->session = out->id;
+  out->tenant = trace_->tenants > 0 ? r.tenant : r.key;
+  // A request without a session is a session of its own; the trace's named
+  // sessions are numbered apart from those ids.
+  constexpr uint64_t kNamed = uint64_t{1} << 63;
+  out->session = r.session != TraceRecord::kNoSession ? kNamed | r.session : out->id;
   out->prompt_tokens = std::max<uint32_t>(1, r.input_tokens);
   out->output_tokens = std::max<uint32_t>(1, r.output_tokens);
   TraceSegments(*trace_, r, pass_, &segments_);

@@ -1,8 +1,9 @@
 // Replays a trace as a request source. Arrival times are the trace's, scaled so
 // that the trace's mean rate becomes the load's QPS (the same requests at every
-// load, as for synthetic arrivals). Mooncake's 512-token block ids become the
-// prompt's segments, so blocks of any size share exactly when the trace's
-// blocks do; Azure prompts share nothing.
+// load, as for synthetic arrivals). Block ids (Mooncake's 512 tokens each,
+// kvroute's format block_tokens) become the prompt's segments, so blocks of
+// any size share exactly when the trace's blocks do; Azure and BurstGPT
+// prompts share nothing.
 #ifndef KVROUTE_MODELS_TRACE_REPLAY_H_
 #define KVROUTE_MODELS_TRACE_REPLAY_H_
 
@@ -26,8 +27,8 @@ class TraceReplay : public RequestSource {
   bool Next(Request* out) override;
   const std::vector<double>& key_shares() const override { return shares_; }
   std::span<const PromptSegment> segments() const override { return segments_; }
-  // A trace's tenant is its key.
-  std::vector<double> tenant_shares() const override { return shares_; }
+  // The trace's tenants where it names them, else each key is a tenant.
+  std::vector<double> tenant_shares() const override { return tenant_shares_; }
 
   // Requests per second of the trace as recorded: n over (span + one mean gap).
   double native_qps() const { return native_qps_; }
@@ -40,7 +41,7 @@ class TraceReplay : public RequestSource {
   double native_qps_ = 1;
   double period_s_ = 1;  // one pass, in trace seconds
   double scale_ = 1;     // simulated seconds per trace second
-  std::vector<double> shares_;
+  std::vector<double> shares_, tenant_shares_;
   size_t index_ = 0;
   uint64_t pass_ = 0, next_id_ = 0;
   std::vector<PromptSegment> segments_;

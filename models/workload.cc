@@ -3,16 +3,11 @@
 #include <algorithm>
 #include <cmath>
 
+#include "models/prompt_salts.h"
 #include "sim/core/hashing.h"
 
 namespace kvroute::models {
 namespace {
-
-constexpr uint64_t kSystemSalt = 0x53595354454d0000ULL;
-constexpr uint64_t kDocumentSalt = 0x444f43554d454e54ULL;
-constexpr uint64_t kUserSalt = 0x5553455200000000ULL;
-constexpr uint64_t kOutputSalt = 0x4f55545055540000ULL;
-constexpr uint64_t kPrivateSalt = 0x5052495641544500ULL;
 
 std::vector<double> DocumentWeights(const RagConfig& rag) {
   return rag.documents > 0 ? ZipfShares(rag.documents, rag.popularity_s) : std::vector<double>{1};

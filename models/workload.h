@@ -35,11 +35,25 @@
 
 namespace kvroute::models {
 
+// Agentic loops: after each user turn the model calls `tool_calls` tools one
+// after another; each call's result (`tool_output_tokens`) arrives
+// `tool_latency_s` after the model's response and is appended, with that
+// response, to the prompt of the next request. Closed loop only.
+struct AgentConfig {
+  LengthDistribution tool_calls = LengthDistribution::Fixed(0);  // per user turn
+  LengthDistribution tool_output_tokens = LengthDistribution::Fixed(256);
+  LengthDistribution tool_latency_s = LengthDistribution::Fixed(0);
+};
+
 // Multi-turn sessions: a turn's prompt is the previous turn's prompt, its
-// output and new user tokens (workload new_tokens).
+// output and new user tokens (workload new_tokens). Open loop, turn t+1
+// arrives think time after turn t arrived; closed loop (session_plan.h), think
+// time after turn t's response, so a slow cluster slows its users.
 struct SessionConfig {
   LengthDistribution turns = LengthDistribution::Fixed(1);         // turns per session, >= 1
-  LengthDistribution think_time_s = LengthDistribution::Fixed(0);  // between turn arrivals
+  LengthDistribution think_time_s = LengthDistribution::Fixed(0);  // between turns
+  bool closed_loop = false;
+  AgentConfig agent;  // tool calls need closed_loop
 };
 
 // RAG-like shared context: after the system prompt, `chunks` document chunks

@@ -16,10 +16,31 @@ ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed
                              Time end)
     : config_(config), seed_(seed), qps_(qps), end_(end) {
   const bool closed = config.closed_loop.enabled || config.closed_loop.clients > 0;
-  if (closed && !config.stages.empty()) {
+  if ((closed || config.sessions.closed_loop) && !config.stages.empty()) {
     throw std::invalid_argument("closed-loop clients and load stages cannot be combined");
   }
-  if (closed) {
+  if (config.sessions.closed_loop) {
+    mode_ = Mode::kSessions;
+    auto source = std::make_unique<models::SessionSource>(config, seed, 1.0, kNever);
+    planner_ = &source->planner();
+    source_ = std::move(source);
+    if (closed) {
+      clients_ = config.closed_loop.clients > 0
+                     ? config.closed_loop.clients
+                     : static_cast<uint32_t>(std::max(1.0, std::round(qps)));
+      sessions_.resize(clients_);
+      client_sessions_.assign(clients_, 0);
+      for (uint32_t c = 0; c < clients_; ++c) {
+        think_rng_.emplace_back(seed, "workload.closed_loop.think", c);
+      }
+    } else {
+      // The same start times as SessionSource's: the unit-rate process over
+      // the session rate.
+      session_starts_ = std::make_unique<models::ArrivalProcess>(
+          config.arrivals, RandomStream(seed, "workload.arrivals"));
+      session_rate_ = qps / planner_->MeanSteps();
+    }
+  } else if (closed) {
     mode_ = Mode::kClosed;
     // Without a count of its own, the point's load is the number of clients.
     clients_ = config.closed_loop.clients > 0
@@ -54,7 +75,68 @@ void ArrivalDriver::Start(EventQueue& events) {
     case Mode::kStaged:
       StartStage(0, 0, events);
       break;
+    case Mode::kSessions:
+      if (clients_ == 0) PushNextSessionStart(events);
+      for (uint32_t c = 0; c < clients_; ++c) {
+        const double start = config_.closed_loop.ramp_s * c / clients_;
+        events.Push(FromSeconds(start), EventKind::kArrival, c);
+      }
+      break;
   }
+}
+
+void ArrivalDriver::PushNextSessionStart(EventQueue& events) {
+  session_unit_time_ += session_starts_->NextGap();
+  const double t = session_unit_time_ / session_rate_;
+  if (t < ToSeconds(end_)) events.Push(FromSeconds(t), EventKind::kArrival, kNewSession);
+}
+
+// A client's j-th session is session (client << 32 | j): the same session
+// for a client whatever the timing (models/session_plan.h).
+bool ArrivalDriver::ArriveInSession(const Event& event, models::Request* out, ArrivalTag* tag,
+                                    EventQueue& events) {
+  uint32_t slot = event.target;
+  if (clients_ > 0 && BudgetSpent()) return false;
+  if (slot == kNewSession) {
+    if (free_sessions_.empty()) {
+      slot = static_cast<uint32_t>(sessions_.size());
+      sessions_.emplace_back();
+    } else {
+      slot = free_sessions_.back();
+      free_sessions_.pop_back();
+    }
+    planner_->Draw(next_session_++, &sessions_[slot]);
+    PushNextSessionStart(events);
+  } else if (sessions_[slot].done()) {  // a client starts its next session
+    const uint64_t id = (static_cast<uint64_t>(slot) << 32) | client_sessions_[slot]++;
+    planner_->Draw(id, &sessions_[slot]);
+  }
+  planner_->Emit(&sessions_[slot], next_request_id_++, event.time, out);
+  tag->session_slot = slot;
+  if (clients_ > 0) tag->client = slot;
+  ++issued_;
+  return true;
+}
+
+void ArrivalDriver::SessionDone(uint32_t slot, bool completed, Time now, EventQueue& events) {
+  models::Session& s = sessions_[slot];
+  if (!completed) s.next = static_cast<uint32_t>(s.steps.size());  // the user gives up
+  if (clients_ > 0) {
+    const models::ClosedLoopConfig& c = config_.closed_loop;
+    if (BudgetSpent()) return;
+    const double gap = s.done() ? c.think_time_s.Sample(think_rng_[slot]) : s.next_gap_s();
+    const Time next = now + FromSeconds(gap);
+    if (next < end_) events.Push(next, EventKind::kArrival, slot);
+    return;
+  }
+  if (!s.done()) {
+    const Time next = now + FromSeconds(s.next_gap_s());
+    if (next < end_) {
+      events.Push(next, EventKind::kArrival, slot);
+      return;
+    }
+  }
+  free_sessions_.push_back(slot);
 }
 
 // inference_perf/loadgen/load_timer.py: n i.i.d. exponential gaps rescaled to
@@ -89,7 +171,8 @@ bool ArrivalDriver::Arrive(const Event& event, models::Request* out, ArrivalTag*
       if (has_next_) events.Push(next_.arrival, EventKind::kArrival);
       return true;
     case Mode::kClosed:
-      if (!source_->Next(out)) return false;
+      // Arrivals pushed before the budget ran out (think times overlap) send nothing.
+      if (BudgetSpent() || !source_->Next(out)) return false;
       out->arrival = event.time;
       tag->client = event.target;
       ++issued_;
@@ -102,14 +185,19 @@ bool ArrivalDriver::Arrive(const Event& event, models::Request* out, ArrivalTag*
         events.Push(stage_times_[stage_next_], EventKind::kArrival);
       }
       return true;
+    case Mode::kSessions:
+      return ArriveInSession(event, out, tag, events);
   }
   return false;
 }
 
-void ArrivalDriver::OnDone(const ArrivalTag& tag, Time now, size_t in_flight, EventQueue& events) {
-  if (mode_ == Mode::kClosed && tag.client != ArrivalTag::kNoClient) {
+void ArrivalDriver::OnDone(const ArrivalTag& tag, bool completed, Time now, size_t in_flight,
+                           EventQueue& events) {
+  if (mode_ == Mode::kSessions) {
+    SessionDone(tag.session_slot, completed, now, events);
+  } else if (mode_ == Mode::kClosed && tag.client != ArrivalTag::kNoClient) {
     const models::ClosedLoopConfig& c = config_.closed_loop;
-    if (c.max_requests > 0 && issued_ >= c.max_requests) return;
+    if (BudgetSpent()) return;
     const Time next = now + FromSeconds(c.think_time_s.Sample(think_rng_[tag.client]));
     if (next < end_) events.Push(next, EventKind::kArrival, tag.client);
   } else if (mode_ == Mode::kStaged && stage_next_ == stage_times_.size() && in_flight == 0 &&

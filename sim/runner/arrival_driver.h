@@ -4,10 +4,17 @@
 //  - closed loop (workload.closed_loop): N clients, each sending its next
 //    request think time after its previous one is done with;
 //  - load stages (workload.stages): a Poisson process conditioned on each
-//    stage's count, the next stage starting once the system has drained.
+//    stage's count, the next stage starting once the system has drained;
+//  - closed-loop sessions (workload.sessions.closed_loop): each session sends
+//    its next turn or tool call think time (or tool latency) after its
+//    previous response; sessions start at the open-loop process's times, or
+//    one after another on each closed-loop client.
 // Request content always comes from the workload in its own order, so the
 // request stream stays common to every policy; in closed loop and stages
-// only the timing depends on the simulation.
+// only the timing depends on the simulation. Closed-loop sessions are paired
+// session by session instead: each draws everything from its own stream
+// (models/session_plan.h), so session n (or client c's j-th session) is the
+// same for every policy, while how many of them run depends on the timing.
 #ifndef KVROUTE_SIM_RUNNER_ARRIVAL_DRIVER_H_
 #define KVROUTE_SIM_RUNNER_ARRIVAL_DRIVER_H_
 
@@ -16,17 +23,20 @@
 #include <vector>
 
 #include "models/request_source.h"
+#include "models/session_plan.h"
 #include "models/workload.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/random_stream.h"
 
 namespace kvroute::sim {
 
-// Where an arrived request came from: its closed-loop client and load stage.
+// Where an arrived request came from: its closed-loop client, load stage and
+// closed-loop session slot.
 struct ArrivalTag {
   static constexpr uint32_t kNoClient = UINT32_MAX;
   uint32_t client = kNoClient;
   uint32_t stage = 0;
+  uint32_t session_slot = kNoClient;
 };
 
 class ArrivalDriver {
@@ -46,14 +56,26 @@ class ArrivalDriver {
   // the workload alone. False when nothing arrives (the workload ran out).
   bool Arrive(const Event& event, models::Request* out, ArrivalTag* tag, EventQueue& events);
 
-  // The request tagged `tag` is done with at `now` (completed, rejected or
-  // failed), leaving `in_flight` requests in the system.
-  void OnDone(const ArrivalTag& tag, Time now, size_t in_flight, EventQueue& events);
+  // The request tagged `tag` is done with at `now` (completed, or rejected
+  // or failed when !completed), leaving `in_flight` requests in the system.
+  // A closed-loop session whose request was not completed ends there.
+  void OnDone(const ArrivalTag& tag, bool completed, Time now, size_t in_flight,
+              EventQueue& events);
 
  private:
-  enum class Mode { kOpen, kClosed, kStaged };
+  enum class Mode { kOpen, kClosed, kStaged, kSessions };
+  // An arrival event's target for the start of an open-loop session.
+  static constexpr uint32_t kNewSession = UINT32_MAX;
 
+  // Closed-loop clients have sent workload.closed_loop.max_requests.
+  bool BudgetSpent() const {
+    return config_.closed_loop.max_requests > 0 && issued_ >= config_.closed_loop.max_requests;
+  }
   void StartStage(uint32_t stage, Time start, EventQueue& events);
+  void PushNextSessionStart(EventQueue& events);
+  bool ArriveInSession(const Event& event, models::Request* out, ArrivalTag* tag,
+                       EventQueue& events);
+  void SessionDone(uint32_t slot, bool completed, Time now, EventQueue& events);
 
   models::WorkloadConfig config_;
   uint64_t seed_;
@@ -67,6 +89,15 @@ class ArrivalDriver {
   uint32_t clients_ = 0;
   std::vector<RandomStream> think_rng_;  // per client
   uint64_t issued_ = 0;
+  // Closed-loop sessions: one slot per live session (per client with clients).
+  const models::SessionPlanner* planner_ = nullptr;  // owned by source_
+  std::vector<models::Session> sessions_;
+  std::vector<uint32_t> free_sessions_;
+  std::vector<uint32_t> client_sessions_;  // per client: sessions started
+  std::unique_ptr<models::ArrivalProcess> session_starts_;
+  double session_unit_time_ = 0;
+  double session_rate_ = 0;
+  uint64_t next_session_ = 0, next_request_id_ = 0;
   // Stages.
   uint32_t stage_ = 0;
   std::vector<Time> stage_times_;  // arrival times of the current stage

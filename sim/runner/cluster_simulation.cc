@@ -307,7 +307,8 @@ class ClusterSimulation : public models::ReplicaObserver {
     Record(slot, outcome, now);
     const ArrivalTag tag = tags_[slot];
     pool_.Release(slot);
-    arrivals_.OnDone(tag, now, pool_.in_flight(), events_);
+    arrivals_.OnDone(tag, outcome == analysis::RequestRecord::Outcome::kCompleted, now,
+                     pool_.in_flight(), events_);
   }
 
   void Record(uint32_t slot, analysis::RequestRecord::Outcome outcome, Time now) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "sim/runner/request_csv_files.h"
+
 namespace kvroute::sim {
 
 PointPool::PointPool(const Scenario& scenario, unsigned threads) : scenario_(scenario) {
@@ -39,7 +41,7 @@ void PointPool::Work() {
     }
     Finished finished{.tag = point.first, .result = {}, .error = nullptr};
     try {
-      finished.result = RunPoint(scenario_, point.second);
+      finished.result = RunPointWithRequestFile(scenario_, point.second);
     } catch (...) {
       finished.error = std::current_exception();
     }

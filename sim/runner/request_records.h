@@ -17,7 +17,11 @@ inline analysis::RequestRecord MakeRecord(const models::InFlightRequest& r, cons
   record.id = r.request.id;
   record.stage = tag.stage;
   record.client = tag.client;
+  record.key = r.request.key;
+  record.tenant = r.request.tenant;
+  record.session = r.request.session;
   record.arrival = r.request.arrival;
+  record.admitted = r.admitted_time;
   record.first_token = r.first_token_time;
   record.completed = outcome == analysis::RequestRecord::Outcome::kCompleted ? now : kNever;
   record.replica = r.replica;

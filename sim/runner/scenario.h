@@ -107,6 +107,9 @@ struct Scenario {
   std::vector<analysis::Slo> slos;
   std::vector<FailureEvent> failures;
   uint32_t retry_limit = 1;  // re-routings a request gets after replica failures
+  // Not a scenario key: `kvroute run --requests DIR` writes each point's
+  // per-request CSV there (request_csv_files.h); empty: none.
+  std::string requests_dir;
 
   uint32_t replica_count() const {
     uint32_t n = 0;

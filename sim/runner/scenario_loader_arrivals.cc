@@ -94,7 +94,7 @@ void ParseArrivals(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c
     loop.enabled = true;
     loop.clients = static_cast<uint32_t>(m.Integer("clients"));
     if (YAML::Node think = m.Take("think_time_s"); think.IsDefined()) {
-      loop.think_time_s = ParseLength(m, think, m.Child("think_time_s"));
+      loop.think_time_s = ParseLength(m, think, m.Child("think_time_s"), ctx);
     }
     loop.max_requests = m.Integer("max_requests");
     loop.ramp_s = m.Number("ramp_s");

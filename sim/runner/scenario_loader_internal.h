@@ -49,9 +49,13 @@ void ParseSweep(YamlMap& top, Scenario* s, double native_qps);
 void ParseSlos(YamlMap& top, Scenario* s);
 void ParseFailures(YamlMap& top, Scenario* s);
 
-// A length distribution: a number (fixed) or {kind, ...}.
+// workload.shared_prefix (scenario_loader_shared_prefix.cc).
+void ParseSharedPrefix(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c);
+
+// A length distribution: a number (fixed) or {kind, ...}; an empirical
+// distribution's file is relative to ctx.base_dir.
 models::LengthDistribution ParseLength(const YamlMap& parent, const YAML::Node& node,
-                                       const std::string& path);
+                                       const std::string& path, const LoadContext& ctx);
 
 // The names of every enum key, for reading and printing.
 enum class CostModelKind { kRoofline, kFixed };
@@ -62,6 +66,7 @@ const ChoiceTable<Scenario::HitEstimate>& HitEstimates();
 const ChoiceTable<models::KeyRateConfig::Kind>& RateSkewKinds();
 const ChoiceTable<models::ArrivalConfig::Kind>& ArrivalKinds();
 const ChoiceTable<models::LengthDistribution::Kind>& LengthKinds();
+const ChoiceTable<bool>& SessionPacings();  // false: open loop
 const ChoiceTable<models::TraceConfig::Timing>& TraceTimings();
 const ChoiceTable<analysis::LatencyMetric>& SloMetrics();
 
@@ -77,10 +82,12 @@ const YamlKeyTable& RateSkewKeys();
 const YamlKeyTable& PromptKeys();
 const YamlKeyTable& RagKeys();
 const YamlKeyTable& SessionKeys();
+const YamlKeyTable& AgentKeys();
 const YamlKeyTable& ArrivalKeys();
 const YamlKeyTable& LoadStepKeys();
 const YamlKeyTable& DriftKeys();
 const YamlKeyTable& TraceKeys();
+const YamlKeyTable& SharedPrefixKeys();
 const YamlKeyTable& PolicyEntryKeys();
 const YamlKeyTable& SweepKeys();
 const YamlKeyTable& SloKeys();

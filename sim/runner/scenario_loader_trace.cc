@@ -1,4 +1,5 @@
-// workload.trace: a Mooncake or Azure trace replayed instead of the synthetic
+// workload.trace: a trace (Mooncake, Azure, BurstGPT or kvroute's own format)
+// replayed instead of the synthetic
 // workload, read when the scenario loads so that its errors come before the
 // sweep, not in its middle.
 #include "sim/core/input_file.h"
@@ -17,16 +18,19 @@ const YamlKeyTable& TraceKeys() {
   static const models::TraceConfig d;
   static const YamlKeyTable table{
       "workload.trace",
-      {ChoiceKey("format", models::TraceFormats().names(), "",
-                 "mooncake: FAST'25 JSONL; azure: the 2023 LLM inference CSV")
-           .Required(),
+      {ChoiceKey("format", models::TraceFormats().names(), "auto",
+                 "auto: from the first line; mooncake: FAST'25 JSONL (session_id kept); azure: "
+                 "the 2023 LLM inference CSV; burstgpt: BurstGPT's CSV; kvroute: your own "
+                 "CSV/JSONL (docs/WORKLOADS.md)"),
        StringKey("file", "", "the trace file").Required(),
        BoolKey("loop", d.loop, "replay again after the last request, with fresh block ids"),
        IntegerKey("skip", static_cast<double>(d.skip), 0, 1e15, "leading requests dropped"),
        IntegerKey("limit", static_cast<double>(d.limit), 0, 1e15,
                   "requests kept after skip; 0: all"),
        IntegerKey("key_blocks", d.key_blocks, 1, 1000,
-                  "Mooncake: a request's key is its first key_blocks block ids"),
+                  "Mooncake, kvroute: a request's key is its first key_blocks block ids"),
+       IntegerKey("block_tokens", d.block_tokens, 1, 1'000'000,
+                  "kvroute format: tokens per hash id"),
        ChoiceKey("timing", TraceTimings().names(), TraceTimings().NameOf(d.timing),
                  "scaled: the trace's mean rate becomes each load; native: as recorded")}};
   return table;
@@ -40,6 +44,7 @@ double ParseTrace(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c)
   c->trace.skip = m.Integer("skip");
   c->trace.limit = m.Integer("limit");
   c->trace.key_blocks = static_cast<uint32_t>(m.Integer("key_blocks"));
+  c->trace.block_tokens = static_cast<uint32_t>(m.Integer("block_tokens"));
   c->trace.timing = m.Choice("timing", TraceTimings());
   m.Finish();
   try {

@@ -60,12 +60,12 @@ void ParseWhales(YamlMap& w, models::WorkloadConfig* c) {
   }
 }
 
-void ParsePrompt(YamlMap& w, models::WorkloadConfig* c) {
+void ParsePrompt(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c) {
   if (!w.Take("prompt").IsDefined()) return;
   YamlMap m = w.Map("prompt", &PromptKeys());
   c->system_tokens = static_cast<uint32_t>(m.Integer("system_tokens"));
   if (YAML::Node n = m.Take("new_tokens"); n.IsDefined()) {
-    c->new_tokens = ParseLength(m, n, m.Child("new_tokens"));
+    c->new_tokens = ParseLength(m, n, m.Child("new_tokens"), ctx);
   }
   c->no_prefix_share = m.Number("no_prefix_share");
   if (m.Take("rag").IsDefined()) {
@@ -73,7 +73,7 @@ void ParsePrompt(YamlMap& w, models::WorkloadConfig* c) {
     c->rag.documents = static_cast<uint32_t>(r.Integer("documents"));
     c->rag.popularity_s = r.Number("popularity_s");
     if (YAML::Node n = r.Take("chunks"); n.IsDefined()) {
-      c->rag.chunks = ParseLength(r, n, r.Child("chunks"));
+      c->rag.chunks = ParseLength(r, n, r.Child("chunks"), ctx);
     }
     c->rag.chunk_tokens = static_cast<uint32_t>(r.Integer("chunk_tokens"));
     r.Finish();
@@ -86,18 +86,35 @@ void ParsePrompt(YamlMap& w, models::WorkloadConfig* c) {
   m.Finish();
 }
 
-void ParseSessions(YamlMap& w, models::WorkloadConfig* c) {
+void ParseSessions(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c) {
   if (!w.Take("sessions").IsDefined()) return;
   YamlMap m = w.Map("sessions", &SessionKeys());
   YAML::Node turns = m.Required("turns");
-  c->sessions.turns = ParseLength(m, turns, m.Child("turns"));
+  c->sessions.turns = ParseLength(m, turns, m.Child("turns"), ctx);
   // Sessions start at the load divided by the mean draw, and every session has
   // at least one turn: draws of 0 would silently raise the offered load.
   if (LowestDraw(c->sessions.turns) < 1) {
     m.FailAt(turns, m.Child("turns"), "every draw must be at least one turn (set min: 1)");
   }
   if (YAML::Node n = m.Take("think_time_s"); n.IsDefined()) {
-    c->sessions.think_time_s = ParseLength(m, n, m.Child("think_time_s"));
+    c->sessions.think_time_s = ParseLength(m, n, m.Child("think_time_s"), ctx);
+  }
+  c->sessions.closed_loop = m.Choice("pacing", SessionPacings());
+  if (m.Take("agent").IsDefined()) {
+    YamlMap a = m.Map("agent", &AgentKeys());
+    models::AgentConfig& agent = c->sessions.agent;
+    agent.tool_calls = ParseLength(a, a.Required("tool_calls"), a.Child("tool_calls"), ctx);
+    if (YAML::Node n = a.Take("tool_output_tokens"); n.IsDefined()) {
+      agent.tool_output_tokens = ParseLength(a, n, a.Child("tool_output_tokens"), ctx);
+    }
+    if (YAML::Node n = a.Take("tool_latency_s"); n.IsDefined()) {
+      agent.tool_latency_s = ParseLength(a, n, a.Child("tool_latency_s"), ctx);
+    }
+    a.Finish();
+    if (!c->sessions.closed_loop) {
+      m.Fail("agent",
+             "a tool call waits for the model's response: agent loops need pacing: closed_loop");
+    }
   }
   m.Finish();
 }
@@ -128,13 +145,16 @@ const YamlKeyTable& WorkloadKeys() {
                  "shares: key i takes share whales[i] of all traffic (seed 003 §9.3)"),
        NestedKey("prompt", YamlType::kMap, "see workload.prompt", "what each prompt is made of"),
        NestedKey("output_tokens", YamlType::kLength, "128", "output length, at least 1"),
-       NestedKey("sessions", YamlType::kMap, "one turn", "multi-turn sessions, open loop"),
+       NestedKey("sessions", YamlType::kMap, "one turn",
+                 "multi-turn sessions and agent loops, open or closed loop"),
        NestedKey("arrivals", YamlType::kMap, "{kind: poisson}", "the unit-rate arrival process"),
        NestedKey("load_schedule", YamlType::kList, "constant",
                  "list of {until_s, factor}: the load is factor x QPS until until_s"),
        NestedKey("drift", YamlType::kMap, "none", "random walk of the keys' log-rates"),
        NestedKey("trace", YamlType::kMap, "none",
-                 "replay a trace instead; no other workload key may be given")}};
+                 "replay a trace instead; no other workload key may be given"),
+       NestedKey("shared_prefix", YamlType::kMap, "none",
+                 "inference-perf's shared-prefix workload instead; only arrivals may go with it")}};
   return table;
 }
 
@@ -178,12 +198,36 @@ const YamlKeyTable& RagKeys() {
   return table;
 }
 
+const ChoiceTable<bool>& SessionPacings() {
+  static const ChoiceTable<bool> table("session pacing",
+                                       {{"open_loop", false}, {"closed_loop", true}});
+  return table;
+}
+
 const YamlKeyTable& SessionKeys() {
   static const YamlKeyTable table{
       "workload.sessions",
       {NestedKey("turns", YamlType::kLength, "", "turns per session, every draw >= 1").Required(),
        NestedKey("think_time_s", YamlType::kLength, "0",
-                 "between a turn's arrival and the next's, s")}};
+                 "open loop: from a turn's arrival to the next's; closed loop: from a turn's "
+                 "response to the next turn, s"),
+       ChoiceKey("pacing", SessionPacings().names(), "open_loop",
+                 "open_loop: turns at fixed times; closed_loop: each turn waits for the previous "
+                 "response (docs/WORKLOADS.md)"),
+       NestedKey("agent", YamlType::kMap, "none",
+                 "tool calls after each user turn (pacing: closed_loop)")}};
+  return table;
+}
+
+const YamlKeyTable& AgentKeys() {
+  static const models::AgentConfig d;
+  static const YamlKeyTable table{
+      "workload.sessions.agent",
+      {NestedKey("tool_calls", YamlType::kLength, "", "tool calls after each user turn").Required(),
+       NestedKey("tool_output_tokens", YamlType::kLength, d.tool_output_tokens.Describe(),
+                 "tokens a tool's result appends to the prompt"),
+       NestedKey("tool_latency_s", YamlType::kLength, d.tool_latency_s.Describe(),
+                 "from the model's response to the tool's result, s")}};
   return table;
 }
 
@@ -201,35 +245,56 @@ double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s) {
     }
     return native_qps;
   }
+  if (w.Take("shared_prefix").IsDefined()) {
+    ParseSharedPrefix(w, ctx, &c);
+    ParseArrivals(w, ctx, &c);
+    for (const auto& entry : w.node()) {
+      const std::string key = entry.first.Scalar();
+      if (key != "shared_prefix" && key != "arrivals") {
+        w.FailAt(entry.first, w.Child(key),
+                 "shared_prefix replaces the synthetic workload (only arrivals may go with it)");
+      }
+    }
+    if (c.arrivals.kind != models::ArrivalConfig::Kind::kPoisson && !c.closed_loop.enabled) {
+      w.Fail("arrivals", "shared_prefix arrivals are Poisson (inference-perf's) or closed loop");
+    }
+    return 0;
+  }
   c.keys = static_cast<uint32_t>(w.Integer("keys"));
   c.tenants = static_cast<uint32_t>(w.Integer("tenants"));
   ParseRateSkew(w, &c);
   c.rates.active_keys = static_cast<uint32_t>(w.Integer("active_keys"));
   if (c.rates.active_keys > c.keys) w.Fail("active_keys", "must be <= keys");
   ParseWhales(w, &c);
-  ParsePrompt(w, &c);
+  ParsePrompt(w, ctx, &c);
   if (YAML::Node n = w.Take("output_tokens"); n.IsDefined()) {
-    c.output_tokens = ParseLength(w, n, w.Child("output_tokens"));
+    c.output_tokens = ParseLength(w, n, w.Child("output_tokens"), ctx);
   }
   if (LowestDraw(c.output_tokens) < 1) {
     w.Fail("output_tokens", "every output needs at least one token; this distribution can draw 0");
   }
-  ParseSessions(w, &c);
+  ParseSessions(w, ctx, &c);
   ParseArrivals(w, ctx, &c);
   ParseLoadSchedule(w, &c);
   ParseDrift(w, &c);
-  if (c.closed_loop.enabled) {
-    // The clients set the pace: a load schedule or drift in the workload's
-    // own clock would not follow simulated time, and session turns are
-    // open loop.
+  // Closed-loop clients running multi-turn sessions run them closed loop.
+  const bool multi_turn = c.sessions.turns.MeanDraw() > 1;
+  if (c.closed_loop.enabled && multi_turn) {
+    if (w.node()["sessions"]["pacing"].IsDefined() && !c.sessions.closed_loop) {
+      w.Fail("sessions", "closed-loop clients wait for each response: pacing must be closed_loop");
+    }
+    c.sessions.closed_loop = true;
+  }
+  if (c.closed_loop.enabled || c.sessions.closed_loop) {
+    // The responses set the pace: a load schedule or drift in the workload's
+    // own clock would not follow simulated time.
     const char* clash = !c.load_schedule.empty() ? "load_schedule"
                         : c.drift.sigma > 0      ? "drift"
                                                  : nullptr;
-    if (clash) w.Fail(clash, "cannot be combined with closed-loop arrivals (workload.arrivals)");
-    if (c.sessions.turns.MeanDraw() > 1) {
-      w.Fail("sessions",
-             "closed-loop clients send single requests; sessions of several turns "
-             "are open loop (give one turn, or open-loop arrivals)");
+    if (clash) {
+      w.Fail(clash, c.closed_loop.enabled
+                        ? "cannot be combined with closed-loop arrivals (workload.arrivals)"
+                        : "cannot be combined with closed-loop sessions (workload.sessions)");
     }
   }
   w.Finish();

@@ -29,9 +29,35 @@ YAML::Node Length(const models::LengthDistribution& d) {
   if (d.kind == Kind::kFixed) return Num(d.value);
   YAML::Node n;
   n["kind"] = LengthKinds().NameOf(d.kind);
-  if (d.kind == Kind::kLognormal) {
-    n["median"] = Num(d.median);
-    n["sigma"] = Num(d.sigma);
+  switch (d.kind) {
+    case Kind::kLognormal:
+      n["median"] = Num(d.median);
+      n["sigma"] = Num(d.sigma);
+      break;
+    case Kind::kNormal:
+      n["mean"] = Num(d.mean);
+      n["sd"] = Num(d.sd);
+      break;
+    case Kind::kExponential:
+      n["mean"] = Num(d.mean);
+      break;
+    case Kind::kGamma:
+      n["shape"] = Num(d.shape);
+      n["scale"] = Num(d.scale);
+      break;
+    case Kind::kEmpirical: {
+      // The resolved histogram: distinct values and their summed weights.
+      YAML::Node values(YAML::NodeType::Sequence), weights(YAML::NodeType::Sequence);
+      for (size_t i = 0; i < d.values.size(); ++i) {
+        values.push_back(Num(d.values[i]));
+        weights.push_back(Num(d.weights[i]));
+      }
+      n["values"] = Flow(values);
+      n["weights"] = Flow(weights);
+      return Flow(n);
+    }
+    default:
+      break;
   }
   n["min"] = Num(d.min);
   n["max"] = Num(d.max);
@@ -132,6 +158,7 @@ YAML::Node Trace(const models::TraceConfig& t) {
   n["skip"] = Num(static_cast<double>(t.skip));
   n["limit"] = Num(static_cast<double>(t.limit));
   n["key_blocks"] = Num(t.key_blocks);
+  n["block_tokens"] = Num(t.block_tokens);
   n["timing"] = scenario::TraceTimings().NameOf(t.timing);
   return Flow(n);
 }
@@ -177,6 +204,17 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
     w["trace"] = Trace(c.trace);
     return w;
   }
+  if (c.shared_prefix.groups > 0) {
+    YAML::Node p;
+    p["groups"] = Num(c.shared_prefix.groups);
+    p["prompts_per_group"] = Num(c.shared_prefix.prompts_per_group);
+    p["system_tokens"] = Num(c.shared_prefix.system_tokens);
+    p["question_tokens"] = Num(c.shared_prefix.question_tokens);
+    p["output_tokens"] = Num(c.shared_prefix.output_tokens);
+    w["shared_prefix"] = Flow(p);
+    w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
+    return w;
+  }
   w["keys"] = Num(c.keys);
   w["tenants"] = Num(c.tenants);
   w["rate_skew"] = RateSkew(c.rates);
@@ -203,6 +241,14 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
   YAML::Node sessions;
   sessions["turns"] = Length(c.sessions.turns);
   sessions["think_time_s"] = Length(c.sessions.think_time_s);
+  sessions["pacing"] = scenario::SessionPacings().NameOf(c.sessions.closed_loop);
+  if (c.sessions.agent.tool_calls.MeanDraw() > 0) {
+    YAML::Node agent;
+    agent["tool_calls"] = Length(c.sessions.agent.tool_calls);
+    agent["tool_output_tokens"] = Length(c.sessions.agent.tool_output_tokens);
+    agent["tool_latency_s"] = Length(c.sessions.agent.tool_latency_s);
+    sessions["agent"] = Flow(agent);
+  }
   w["sessions"] = Flow(sessions);
   w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
   if (!c.load_schedule.empty()) {

@@ -32,6 +32,7 @@ MalformedInput ScenarioCase(std::string name, const std::string& from, const std
 std::vector<MalformedInput> CliCases();
 std::vector<MalformedInput> ScenarioCases();
 std::vector<MalformedInput> InputFileCases();
+std::vector<MalformedInput> WorkloadCases();
 
 }  // namespace kvroute::testing
 

@@ -11,6 +11,7 @@
 #include <regex>
 #include <sstream>
 
+#include "analysis/atomic_file.h"
 #include "analysis/hdf5_reader.h"
 #include "tests/e2e/cli_harness.h"
 
@@ -65,7 +66,7 @@ TEST(CliTest, QuickstartRunPrintsTheTableAndWritesTheFile) {
   EXPECT_NE(o.out.find("SLO p99 ttft <= 2s"), std::string::npos);
   EXPECT_NE(o.out.find("wrote " + path), std::string::npos);
   ASSERT_TRUE(std::filesystem::exists(path));
-  EXPECT_FALSE(std::filesystem::exists(path + ".tmp"));
+  EXPECT_FALSE(std::filesystem::exists(analysis::TemporaryPathFor(path)));
 
   std::map<std::string, double> hits = SummaryHitRates(path);
   ASSERT_EQ(hits.size(), 3u);

@@ -9,6 +9,7 @@
 #include <memory>
 #include <unordered_map>
 
+#include "models/session_plan.h"
 #include "models/trace_reader.h"
 #include "models/trace_replay.h"
 #include "models/workload.h"
@@ -122,6 +123,31 @@ TEST(WorkloadStatsTest, SessionsWithRagMatchABlockByBlockReplay) {
   CompareOn(
       g,
       {.block_size = 16, .lru_blocks = {1, 50, 700, 5000, 1u << 20}, .windows_s = {0, 3, 30, 100}});
+}
+
+// Closed-loop sessions with agent loops (session_plan.h), as an instant
+// cluster would send them: tool outputs and earlier responses are segments
+// of their own, and every figure matches the block-by-block replay.
+TEST(WorkloadStatsTest, AgentSessionsMatchABlockByBlockReplay) {
+  WorkloadConfig c;
+  c.keys = 30;
+  c.system_tokens = 100;
+  c.new_tokens = LengthDistribution::Uniform(0, 70);
+  c.output_tokens = LengthDistribution::Uniform(1, 90);
+  c.no_prefix_share = 0.1;
+  c.sessions.turns = LengthDistribution::Uniform(1, 3);
+  c.sessions.think_time_s = LengthDistribution::Uniform(1, 30);
+  c.sessions.closed_loop = true;
+  c.sessions.agent = {.tool_calls = LengthDistribution::Uniform(0, 4),
+                      .tool_output_tokens = LengthDistribution::Uniform(1, 200),
+                      .tool_latency_s = LengthDistribution::Uniform(0, 3)};
+  for (bool generated : {false, true}) {
+    SessionSource source(c, 8, 40, sim::FromSeconds(300));
+    CompareOn(source, {.block_size = 16,
+                       .lru_blocks = {1, 50, 700, 5000, 1u << 20},
+                       .windows_s = {0, 3, 30, 100},
+                       .cache_generated_tokens = generated});
+  }
 }
 
 // With generated tokens cached, a later turn hits the blocks earlier turns

@@ -6,6 +6,7 @@
 
 #include "sim/core/did_you_mean.h"
 #include "sim/core/file_names.h"
+#include "sim/runner/request_csv_files.h"
 #include "sim/runner/scenario_loader.h"
 #include "sim/runner/work_estimate.h"
 
@@ -85,6 +86,33 @@ void CheckOutputPath(const std::string& flag, const std::string& path,
                        "); writing it would destroy it");
     }
   }
+}
+
+std::unique_ptr<analysis::RequestCsvWriter> OpenRequestCsv(const std::string& flag,
+                                                           const std::string& path,
+                                                           const Scenario& scenario) {
+  try {
+    return std::make_unique<analysis::RequestCsvWriter>(path, RequestCsvContextFor(scenario));
+  } catch (const std::runtime_error& e) {
+    throw UsageError(flag + ": " + e.what());
+  }
+}
+
+void CommitRequestCsv(const std::string& flag, analysis::RequestCsvWriter* writer) {
+  try {
+    writer->Commit();
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(flag + ": " + e.what());
+  }
+}
+
+std::string CheckRequestsDir(const std::string& dir) {
+  if (dir.empty()) throw UsageError("--requests: the directory name is empty");
+  if (!fs::is_directory(dir)) {
+    throw UsageError("--requests '" + EscapeForMessage(dir) +
+                     "': not an existing directory (create it first)");
+  }
+  return dir;
 }
 
 size_t PolicyIndex(const Scenario& s, const std::string& label, const std::string& flag) {

@@ -5,10 +5,12 @@
 #define KVROUTE_SIM_RUNNER_COMMANDS_COMMON_H_
 
 #include <boost/program_options.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/request_csv.h"
 #include "sim/runner/cli_options.h"
 #include "sim/runner/commands/command.h"
 #include "sim/runner/scenario.h"
@@ -34,6 +36,15 @@ std::vector<std::string> ScenarioInputs(const Scenario& scenario);
 // a device, and not one of `inputs`. Throws UsageError.
 void CheckOutputPath(const std::string& flag, const std::string& path,
                      const std::vector<std::string>& inputs);
+
+// A per-request CSV writer for `path` (analysis/request_csv.h) with the
+// scenario's warm-up and deployments; errors name `flag`.
+std::unique_ptr<analysis::RequestCsvWriter> OpenRequestCsv(const std::string& flag,
+                                                           const std::string& path,
+                                                           const Scenario& scenario);
+void CommitRequestCsv(const std::string& flag, analysis::RequestCsvWriter* writer);
+// `dir` if it is an existing directory; UsageError naming --requests otherwise.
+std::string CheckRequestsDir(const std::string& dir);
 
 // The index of the scenario's policy labelled `label`; UsageError naming
 // `flag` and the valid labels otherwise.

@@ -1,11 +1,13 @@
 // `kvroute help [TOPIC]`: the commands, one command's options, the scenario
-// keys or the limits; --markdown gives the generated parts of docs/CLI.md and
-// docs/SCENARIOS.md.
+// keys, the limits or the per-request CSV columns; --markdown gives the
+// generated parts of docs/CLI.md, docs/SCENARIOS.md and docs/WORKLOADS.md.
+#include "analysis/request_csv.h"
 #include "sim/core/did_you_mean.h"
 #include "sim/core/input_file.h"
 #include "sim/core/yaml_document.h"
 #include "sim/core/yaml_keys.h"
 #include "sim/runner/commands/command.h"
+#include "sim/runner/markdown.h"
 #include "sim/runner/scenario_keys.h"
 #include "sim/runner/work_estimate.h"
 
@@ -37,6 +39,19 @@ void PrintLimits(std::ostream& out, bool markdown) {
   out << "--ignore-limits lifts the first two.\n";
 }
 
+// The columns of the per-request CSV (analysis/request_csv.h).
+void PrintRequestColumns(std::ostream& out, bool markdown) {
+  if (markdown) out << "| column | unit | meaning |\n|---|---|---|\n";
+  for (const analysis::RequestColumn& c : analysis::RequestColumns()) {
+    if (markdown) {
+      out << "| `" << c.name << "` | " << c.unit << " | " << MarkdownCell(c.description) << " |\n";
+    } else {
+      out << "  " << c.name << (*c.unit ? std::string(" (") + c.unit + ")" : "") << ": "
+          << c.description << "\n";
+    }
+  }
+}
+
 int Help(const po::variables_map& vm, const CommandIo& io) {
   const bool markdown = vm["markdown"].as<bool>();
   const std::string topic = vm.count("topic") ? vm["topic"].as<std::string>() : "";
@@ -56,6 +71,10 @@ int Help(const po::variables_map& vm, const CommandIo& io) {
     PrintLimits(io.out, markdown);
     return 0;
   }
+  if (topic == "requests") {
+    PrintRequestColumns(io.out, markdown);
+    return 0;
+  }
   if (const Command* c = FindCommand(topic)) {
     if (markdown) {
       PrintCommandMarkdown(*c, io.out);
@@ -64,7 +83,7 @@ int Help(const po::variables_map& vm, const CommandIo& io) {
     }
     return 0;
   }
-  std::vector<std::string> topics{"scenario", "limits"};
+  std::vector<std::string> topics{"scenario", "limits", "requests"};
   for (const Command& c : Commands()) topics.push_back(c.name);
   throw UsageError("no help on '" + topic + "' (valid: " + JoinNames(topics) +
                    DidYouMean(topic, topics) + ")");
@@ -74,8 +93,10 @@ int Help(const po::variables_map& vm, const CommandIo& io) {
 
 Command HelpCommandDefinition() {
   return {"help",
-          "list the commands, or describe one, the scenario keys or the limits",
-          {{"topic", "TOPIC", "a command, `scenario` (every key) or `limits`", false}},
+          "list the commands, or describe one, the scenario keys, the limits or the "
+          "per-request CSV columns",
+          {{"topic", "TOPIC",
+            "a command, `scenario` (every key), `limits` or `requests` (CSV columns)", false}},
           [](OptionList& o) { o.Flag("markdown", "print Markdown, as in docs/"); },
           Help};
 }

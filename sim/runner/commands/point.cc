@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "analysis/json_writer.h"
+#include "analysis/request_csv.h"
 #include "policies/registry.h"
 #include "sim/core/did_you_mean.h"
 #include "sim/runner/cluster_simulation.h"
@@ -43,6 +44,7 @@ size_t ChoosePolicy(const std::string& name, Scenario* s) {
 // Runs the point on another thread and, every second, redraws a line on
 // stderr with the time spent and the estimate, until it finishes.
 analysis::PointResult RunWithHeartbeat(const Scenario& s, const PointSpec& spec,
+                                       analysis::RequestRecorder* recorder,
                                        const WorkEstimate& estimate, std::ostream& err) {
   analysis::PointResult result;
   std::exception_ptr failure;
@@ -51,7 +53,7 @@ analysis::PointResult RunWithHeartbeat(const Scenario& s, const PointSpec& spec,
   bool done = false;
   std::thread worker([&] {
     try {
-      result = RunPoint(s, spec);
+      result = RunPoint(s, spec, recorder);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -104,11 +106,18 @@ int Point(const po::variables_map& vm, const CommandIo& io) {
   spec.qps = vm.count("qps") ? vm["qps"].as<double>() : scenario.reference_qps;
   spec.seed = vm.count("seed") ? vm["seed"].as<uint64_t>() : scenario.seed;
   CheckScenarioWork(scenario, vm, 1, spec.qps);
+  std::unique_ptr<analysis::RequestCsvWriter> requests;
+  if (vm.count("requests")) {
+    const std::string path = vm["requests"].as<std::string>();
+    CheckOutputPath("--requests", path, ScenarioInputs(scenario));
+    requests = OpenRequestCsv("--requests", path, scenario);
+  }
 
   const analysis::PointResult result =
-      io.err_is_terminal
-          ? RunWithHeartbeat(scenario, spec, EstimatePointWork(scenario, spec.qps), io.err)
-          : RunPoint(scenario, spec);
+      io.err_is_terminal ? RunWithHeartbeat(scenario, spec, requests.get(),
+                                            EstimatePointWork(scenario, spec.qps), io.err)
+                         : RunPoint(scenario, spec, requests.get());
+  if (requests) CommitRequestCsv("--requests", requests.get());
   if (vm["json"].as<bool>()) {
     io.out << analysis::PointToJson(result, scenario.slos) << "\n";
   } else {
@@ -132,7 +141,9 @@ Command PointCommandDefinition() {
                             INFINITY, true)
                 .WholeNumber("seed", "S", "the seed, instead of the scenario's first", 0,
                              uint64_t{1} << 52)
-                .Flag("json", "print exactly one JSON object with every metric");
+                .Flag("json", "print exactly one JSON object with every metric")
+                .Text("requests", "FILE",
+                      "also write one CSV row per request to FILE (docs/WORKLOADS.md)");
             AddOverrideOption(o);
             AddLimitOption(o);
           },

@@ -73,6 +73,8 @@ int Run(const po::variables_map& vm, const CommandIo& io) {
   std::optional<std::string> chosen;
   if (vm.count("policies")) chosen = vm["policies"].as<std::string>();
   NarrowScenario(seeds, chosen, &scenario);
+  if (vm.count("requests"))
+    scenario.requests_dir = CheckRequestsDir(vm["requests"].as<std::string>());
   const auto jobs = static_cast<unsigned>(vm["jobs"].as<uint64_t>());
   const MpiWorld world = CurrentWorld();
   if (world.rank > 0) {
@@ -175,6 +177,9 @@ Command RunCommandDefinition() {
             .Text("policies", "A,B,...", "run only these policies of the scenario (labels)")
             .Flag("resume", "continue from FILE.partial, left by an interrupted run")
             .Flag("force", "replace FILE if it exists")
+            .Text("requests", "DIR",
+                  "also write each point's per-request CSV to DIR/POLICY_qpsX_seedS.csv "
+                  "(docs/WORKLOADS.md)")
             .Flag("quiet", "print no progress on stderr")
             .WholeNumber("stop-after", "N",
                          "stop, as an interruption would, after N points (for resume tests)", 1,

@@ -81,10 +81,11 @@ int TraceStats(const po::variables_map& vm, const CommandIo& io) {
     config.format = *models::TraceFormats().Find(vm["format"].as<std::string>());
   if (config.format == models::TraceConfig::Format::kNone) {
     throw UsageError("cannot tell the format of '" + config.file +
-                     "' from its name; give --format mooncake|azure");
+                     "' from its name; give --format mooncake|azure|burstgpt|kvroute");
   }
   config.skip = vm["skip"].as<uint64_t>();
   config.limit = vm["limit"].as<uint64_t>();
+  config.block_tokens = static_cast<uint32_t>(vm["block-tokens"].as<uint64_t>());
   const auto block_size = static_cast<uint32_t>(vm["block-size"].as<uint64_t>());
   const models::WorkloadStatsOptions o = StatsOptions(vm, block_size, {25'000, 200'000});
 
@@ -95,10 +96,10 @@ int TraceStats(const po::variables_map& vm, const CommandIo& io) {
   models::Request r;
   while (replay.Next(&r)) collector.Add(r, replay.segments());
   const models::WorkloadStats stats = collector.Finish();
-  io.out << "trace " << config.file << " (" << models::TraceFormats().NameOf(config.format)
+  io.out << "trace " << config.file << " (" << models::TraceFormats().NameOf(trace->format)
          << "), replayed at its own timing\n";
   models::PrintWorkloadStats(stats, o, io.out);
-  if (config.format == models::TraceConfig::Format::kMooncake) {
+  if (trace->format == models::TraceConfig::Format::kMooncake) {
     char line[128];
     std::snprintf(line, sizeof line,
                   "trace block hit rate %.1f%% of the trace's 512-token block ids\n",
@@ -129,11 +130,14 @@ Command WorkloadStatsCommandDefinition() {
 Command TraceStatsCommandDefinition() {
   return {"trace-stats",
           "print what a trace file offers a prefix cache, replayed at its own timing",
-          {{"file", "FILE", "a Mooncake .jsonl or Azure .csv trace", true}},
+          {{"file", "FILE", "a Mooncake, Azure, BurstGPT or kvroute-format .jsonl or .csv trace",
+            true}},
           [](OptionList& o) {
             o.Choice("format", models::TraceFormats().names(),
-                     "the trace format; default from the extension (.jsonl, .csv)")
+                     "the trace format; default auto, from the first line of a .jsonl or .csv")
                 .WholeNumber("block-size", "N", "KV block size in tokens", 1, 4096, 16)
+                .WholeNumber("block-tokens", "N", "kvroute format: tokens per hash id", 1,
+                             1'000'000, 16)
                 .WholeNumber("skip", "N", "leading requests dropped", 0, uint64_t{1} << 50, 0)
                 .WholeNumber("limit", "N", "requests kept after --skip; 0: all", 0,
                              uint64_t{1} << 50, 0);

@@ -1,0 +1,109 @@
+// Sessions drawn whole from their own random stream, for closed-loop pacing
+// (SessionConfig::closed_loop): a session's key, shared context, turns, tool
+// calls, lengths, think times and tool latencies come from the stream
+// ("workload.session", id) alone, so two policies, or two loads, see the same
+// session with the same id whatever the cluster did to its timing.
+//
+// A session is a list of steps, one request each: user turn t (new user
+// tokens, after think time) followed by its K_t tool calls (a tool's output,
+// after the tool's latency). Each step's prompt is the previous step's prompt,
+// the previous step's output and the step's new tokens, so an engine that
+// caches generated tokens hits everything but the new tokens.
+#ifndef KVROUTE_MODELS_SESSION_PLAN_H_
+#define KVROUTE_MODELS_SESSION_PLAN_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "models/alias_table.h"
+#include "models/prompt_blocks.h"
+#include "models/request.h"
+#include "models/workload.h"
+#include "sim/core/time.h"
+
+namespace kvroute::models {
+
+struct SessionStep {
+  bool tool = false;        // the result of a tool call, not a user turn
+  uint32_t new_tokens = 0;  // appended to the prompt: user text or the tool's output
+  uint32_t output_tokens = 0;
+  double gap_s = 0;  // from the previous step's response: think time or tool latency
+};
+
+// One live session: what has been sent and what is still to come.
+struct Session {
+  uint64_t id = 0;
+  uint32_t key = 0;
+  uint32_t next = 0;  // the next step to send
+  std::vector<PromptSegment> history;
+  std::vector<SessionStep> steps;
+
+  bool done() const { return next >= steps.size(); }
+  // Seconds between the last response and the next step. REQUIRES: !done().
+  double next_gap_s() const { return steps[next].gap_s; }
+};
+
+class SessionPlanner {
+ public:
+  SessionPlanner(const WorkloadConfig& config, uint64_t seed);
+
+  // Draws session `id` into `out` (its vectors reused).
+  void Draw(uint64_t id, Session* out) const;
+  // Fills `out` with the session's next step as a request arriving at
+  // `arrival` and advances the session; session->history is then that
+  // request's prompt. REQUIRES: !session->done().
+  void Emit(Session* session, uint64_t request_id, sim::Time arrival, Request* out) const;
+
+  // Expected requests per session: E[turns] (1 + E[tool calls]).
+  double MeanSteps() const;
+  const std::vector<double>& key_shares() const { return shares_; }
+  std::vector<double> tenant_shares() const { return TenantShares(shares_, config_.tenants); }
+
+ private:
+  WorkloadConfig config_;
+  uint64_t seed_;
+  std::vector<double> shares_;
+  AliasTable key_table_;
+  AliasTable document_table_;
+};
+
+// The sessions as an instant cluster would see them: session n starts at the
+// unit-rate process's n-th time over (qps / MeanSteps()), and each step
+// arrives its gap after the previous one. What workload-stats reports for a
+// closed-loop workload, and the driver's view of key and tenant shares.
+class SessionSource : public RequestSource {
+ public:
+  SessionSource(const WorkloadConfig& config, uint64_t seed, double qps, sim::Time end);
+
+  bool Next(Request* out) override;
+  const std::vector<double>& key_shares() const override { return planner_.key_shares(); }
+  std::span<const PromptSegment> segments() const override { return last_segments_; }
+  std::vector<double> tenant_shares() const override { return planner_.tenant_shares(); }
+  const SessionPlanner& planner() const { return planner_; }
+
+ private:
+  struct Pending {
+    sim::Time arrival;
+    uint64_t order;
+    uint32_t slot;
+  };
+
+  void AdvanceFresh();
+
+  SessionPlanner planner_;
+  ArrivalProcess arrivals_;
+  double session_rate_;
+  sim::Time end_;
+  double unit_time_ = 0;
+  sim::Time fresh_ = sim::kNever;
+  uint64_t next_session_ = 0, next_id_ = 0, next_order_ = 0;
+  std::vector<Session> sessions_;
+  std::vector<uint32_t> free_;
+  std::vector<Pending> pending_;  // a heap by (arrival, order)
+  std::vector<PromptSegment> last_segments_;
+};
+
+}  // namespace kvroute::models
+
+#endif  // KVROUTE_MODELS_SESSION_PLAN_H_

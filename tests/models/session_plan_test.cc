@@ -1,0 +1,145 @@
+// Closed-loop sessions and agent loops drawn from their own streams
+// (models/session_plan.h).
+#include "models/session_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <vector>
+
+namespace kvroute::models {
+namespace {
+
+WorkloadConfig ChatConfig() {
+  WorkloadConfig c;
+  c.keys = 20;
+  c.system_tokens = 100;
+  c.new_tokens = LengthDistribution::Uniform(5, 60);
+  c.output_tokens = LengthDistribution::Uniform(1, 80);
+  c.sessions.turns = LengthDistribution::Fixed(3);
+  c.sessions.think_time_s = LengthDistribution::Fixed(4);
+  c.sessions.closed_loop = true;
+  return c;
+}
+
+std::vector<Request> AllSteps(const SessionPlanner& planner, uint64_t id) {
+  Session s;
+  planner.Draw(id, &s);
+  std::vector<Request> out;
+  while (!s.done()) {
+    out.emplace_back();
+    planner.Emit(&s, out.size(), 0, &out.back());
+  }
+  return out;
+}
+
+// Turn t+1's prompt is turn t's prompt, its output and new user tokens: its
+// blocks start with every full block of turn t's prompt and of its output.
+TEST(SessionPlanTest, ThreeTurnsResendPromptAndOutput) {
+  SessionPlanner planner(ChatConfig(), 7);
+  for (uint64_t id = 0; id < 50; ++id) {
+    std::vector<Request> turns = AllSteps(planner, id);
+    ASSERT_EQ(turns.size(), 3u);
+    EXPECT_GE(turns[0].prompt_tokens, 105u);
+    for (size_t t = 1; t < turns.size(); ++t) {
+      const Request &a = turns[t - 1], &b = turns[t];
+      EXPECT_EQ(b.key, a.key);
+      EXPECT_EQ(b.session, id);
+      const uint32_t user = b.prompt_tokens - a.prompt_tokens - a.output_tokens;
+      EXPECT_GE(user, 5u);
+      EXPECT_LE(user, 60u);
+      std::vector<uint64_t> earlier = a.block_hashes;
+      earlier.insert(earlier.end(), a.output_block_hashes.begin(), a.output_block_hashes.end());
+      EXPECT_EQ(earlier.size(), (a.prompt_tokens + a.output_tokens) / 16);
+      ASSERT_GE(b.block_hashes.size(), earlier.size());
+      EXPECT_TRUE(std::equal(earlier.begin(), earlier.end(), b.block_hashes.begin()));
+    }
+  }
+}
+
+// An agent's user turn is followed by K tool calls, each appending the
+// tool's output after the model's, each after the tool's latency.
+TEST(SessionPlanTest, AgentLoopGrowsByEachToolOutput) {
+  WorkloadConfig c = ChatConfig();
+  c.sessions.turns = LengthDistribution::Fixed(2);
+  c.sessions.agent.tool_calls = LengthDistribution::Fixed(3);
+  c.sessions.agent.tool_output_tokens = LengthDistribution::Fixed(300);
+  c.sessions.agent.tool_latency_s = LengthDistribution::Fixed(1.5);
+  SessionPlanner planner(c, 3);
+  EXPECT_DOUBLE_EQ(planner.MeanSteps(), 8);
+  Session s;
+  planner.Draw(11, &s);
+  ASSERT_EQ(s.steps.size(), 8u);
+  std::vector<Request> steps = AllSteps(planner, 11);
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    const bool tool = i % 4 != 0;
+    EXPECT_EQ(s.steps[i].tool, tool) << i;
+    EXPECT_DOUBLE_EQ(s.steps[i].gap_s, tool ? 1.5 : (i == 0 ? 0 : 4)) << i;
+    if (tool) {
+      EXPECT_EQ(steps[i].prompt_tokens,
+                steps[i - 1].prompt_tokens + steps[i - 1].output_tokens + 300);
+    }
+  }
+}
+
+// Session n is a function of (seed, n) alone: drawn in any order, by any
+// planner, it is the same; other sessions and seeds differ.
+TEST(SessionPlanTest, EachSessionHasItsOwnStream) {
+  WorkloadConfig c = ChatConfig();
+  c.sessions.turns = LengthDistribution::Uniform(1, 6);
+  c.sessions.think_time_s =
+      LengthDistribution{.kind = LengthDistribution::Kind::kLognormal, .median = 3, .sigma = 1};
+  SessionPlanner forward(c, 5), backward(c, 5), other_seed(c, 6);
+  std::vector<Session> a(30), b(30);
+  for (uint64_t id = 0; id < 30; ++id) forward.Draw(id, &a[id]);
+  for (uint64_t id = 30; id-- > 0;) backward.Draw(id, &b[id]);
+  int differs = 0, differs_by_seed = 0;
+  for (uint64_t id = 0; id < 30; ++id) {
+    ASSERT_EQ(a[id].steps.size(), b[id].steps.size());
+    EXPECT_EQ(a[id].key, b[id].key);
+    for (size_t i = 0; i < a[id].steps.size(); ++i) {
+      EXPECT_EQ(a[id].steps[i].new_tokens, b[id].steps[i].new_tokens);
+      EXPECT_EQ(a[id].steps[i].output_tokens, b[id].steps[i].output_tokens);
+      EXPECT_EQ(a[id].steps[i].gap_s, b[id].steps[i].gap_s);
+    }
+    if (id > 0) differs += a[id].steps[0].new_tokens != a[id - 1].steps[0].new_tokens;
+    Session o;
+    other_seed.Draw(id, &o);
+    differs_by_seed += o.steps[0].new_tokens != a[id].steps[0].new_tokens;
+  }
+  EXPECT_GT(differs, 20);
+  EXPECT_GT(differs_by_seed, 20);
+}
+
+// The instant-cluster view: sessions start at qps / MeanSteps, and a session's
+// steps arrive their gaps apart.
+TEST(SessionPlanTest, SourceSpacesStepsByTheirGaps) {
+  WorkloadConfig c = ChatConfig();
+  c.sessions.agent.tool_calls = LengthDistribution::Fixed(1);
+  c.sessions.agent.tool_latency_s = LengthDistribution::Fixed(0.5);
+  SessionSource source(c, 9, 12, sim::FromSeconds(2000));
+  Request r;
+  std::map<uint64_t, std::vector<sim::Time>> arrivals;
+  sim::Time last = 0;
+  uint64_t n = 0;
+  while (source.Next(&r)) {
+    EXPECT_GE(r.arrival, last);
+    last = r.arrival;
+    EXPECT_EQ(TotalTokens(source.segments()), r.prompt_tokens);
+    arrivals[r.session].push_back(r.arrival);
+    ++n;
+  }
+  // 6 steps per session at 12 QPS: 2 sessions a second, Poisson.
+  EXPECT_NEAR(static_cast<double>(arrivals.size()), 4000, 4 * std::sqrt(4000.0));
+  for (const auto& [id, times] : arrivals) {
+    for (size_t i = 1; i < times.size(); ++i) {
+      EXPECT_EQ(times[i] - times[i - 1], sim::FromSeconds(i % 2 == 1 ? 0.5 : 4)) << id;
+    }
+  }
+  EXPECT_GT(n, 20000u);
+}
+
+}  // namespace
+}  // namespace kvroute::models

@@ -1,0 +1,169 @@
+// Per-request CSV (analysis/request_csv.h): its rows add up to the point's
+// aggregates exactly, and a file is only ever complete.
+#include "analysis/request_csv.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/atomic_file.h"
+#include "sim/runner/cluster_simulation.h"
+#include "sim/runner/request_csv_files.h"
+#include "sim/runner/scenario_loader.h"
+
+namespace kvroute::sim {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Csv {
+  std::vector<std::string> header;
+  std::vector<std::map<std::string, std::string>> rows;
+  double Number(size_t i, const std::string& column) const { return std::stod(rows[i].at(column)); }
+};
+
+Csv ReadCsv(const std::string& path) {
+  std::ifstream in(path);
+  Csv csv;
+  std::string line;
+  auto split = [](const std::string& l) {
+    std::vector<std::string> cells;
+    std::stringstream ss(l);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) cells.push_back(cell);
+    if (!l.empty() && l.back() == ',') cells.emplace_back();
+    return cells;
+  };
+  std::getline(in, line);
+  csv.header = split(line);
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells = split(line);
+    EXPECT_EQ(cells.size(), csv.header.size()) << line;
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < cells.size() && i < csv.header.size(); ++i)
+      row[csv.header[i]] = cells[i];
+    csv.rows.push_back(row);
+  }
+  return csv;
+}
+
+// A small cluster under pressure: a small KV pool (preemptions, rejections of
+// prompts that cannot fit), a replica failure with retries, a warm-up and a
+// short drain (unfinished requests).
+Scenario Pressured() {
+  return LoadScenarioText(R"(name: pressured
+seed: 3
+duration_s: 60
+warmup_s: 10
+drain_s: 2
+cluster:
+  profile: h100-llama3.1-8b-bf16
+  deployments: [{name: a, replicas: 2}, {name: b, replicas: 2}]
+  kv_blocks: 600
+workload:
+  keys: 40
+  prompt:
+    system_tokens: 512
+    new_tokens: {kind: lognormal, median: 800, sigma: 1, min: 16, max: 12000}
+  output_tokens: {kind: uniform, min: 1, max: 400}
+policies: [round_robin]
+sweep: {qps: [30]}
+slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
+failures:
+  retry_limit: 1
+  schedule: [{replica: 1, at_s: 20, recover_after_s: 10}, {replica: 3, at_s: 40}]
+)",
+                          "pressured.yaml", {});
+}
+
+TEST(RequestCsvTest, RowsAddUpToThePointsAggregates) {
+  const Scenario s = Pressured();
+  const std::string path = testing::TempDir() + "requests_sum.csv";
+  analysis::RequestCsvWriter writer(path, RequestCsvContextFor(s));
+  const analysis::PointResult r = RunPoint(s, PointSpec{0, 30, 3}, &writer);
+  writer.Commit();
+  const Csv csv = ReadCsv(path);
+  ASSERT_EQ(csv.header.size(), analysis::RequestColumns().size());
+  ASSERT_EQ(csv.rows.size(), r.offered);
+  std::map<std::string, uint64_t> outcomes;
+  uint64_t measured = 0, retries = 0, preemptions = 0, admitted = 0, with_hit = 0;
+  double prompt = 0, cached = 0;
+  for (size_t i = 0; i < csv.rows.size(); ++i) {
+    ++outcomes[csv.rows[i].at("outcome")];
+    retries += static_cast<uint64_t>(csv.Number(i, "retries"));
+    preemptions += static_cast<uint64_t>(csv.Number(i, "preemptions"));
+    if (csv.rows[i].at("measured") != "1") continue;
+    ++measured;
+    if (csv.rows[i].at("admitted") != "1") continue;
+    ++admitted;
+    prompt += csv.Number(i, "prompt_tokens");
+    cached += csv.Number(i, "cached_tokens");
+    with_hit += csv.Number(i, "cached_tokens") > 0;
+  }
+  EXPECT_EQ(outcomes["completed"], r.completed);
+  EXPECT_EQ(outcomes["rejected"], r.rejected);
+  EXPECT_EQ(outcomes["failed"], r.failed);
+  EXPECT_EQ(outcomes["unfinished"], r.unfinished);
+  EXPECT_EQ(measured, r.measured);
+  EXPECT_EQ(retries, r.retried);
+  EXPECT_EQ(preemptions, r.preemptions);
+  EXPECT_EQ(cached / prompt, r.token_hit_rate);
+  EXPECT_EQ(static_cast<double>(with_hit) / static_cast<double>(admitted), r.request_hit_rate);
+  // The pressure was real: every kind of row is there.
+  EXPECT_GT(r.rejected + r.failed, 0u);
+  EXPECT_GT(r.retried, 0u);
+  EXPECT_GT(r.preemptions, 0u);
+  EXPECT_GT(r.unfinished, 0u);
+  // Latencies are consistent with each other.
+  for (size_t i = 0; i < csv.rows.size(); ++i) {
+    const auto& row = csv.rows[i];
+    if (row.at("outcome") != "completed") {
+      EXPECT_EQ(row.at("e2e_s"), "");
+      continue;
+    }
+    EXPECT_LE(csv.Number(i, "queue_s"), csv.Number(i, "ttft_s"));
+    EXPECT_LE(csv.Number(i, "ttft_s"), csv.Number(i, "e2e_s"));
+    const std::string& d = row.at("deployment");
+    EXPECT_EQ(d, csv.Number(i, "replica") < 2 ? "a" : "b");
+  }
+}
+
+TEST(RequestCsvTest, AnUncommittedFileLeavesNothingAndKeepsTheOldOne) {
+  const std::string path = testing::TempDir() + "requests_keep.csv";
+  {
+    std::ofstream old(path);
+    old << "earlier result\n";
+  }
+  {
+    analysis::RequestCsvWriter writer(path, {});
+    writer.OnRequest(analysis::RequestRecord{});
+    EXPECT_TRUE(fs::exists(analysis::TemporaryPathFor(path)));
+  }  // destroyed without Commit: as if the point had thrown
+  EXPECT_FALSE(fs::exists(analysis::TemporaryPathFor(path)));
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "earlier result");
+  EXPECT_THROW(analysis::RequestCsvWriter(testing::TempDir() + "no/such/dir/x.csv", {}),
+               std::runtime_error);
+}
+
+TEST(RequestCsvTest, RunWritesOneFilePerPoint) {
+  Scenario s = Pressured();
+  const fs::path dir = fs::path(testing::TempDir()) / "requests_run";
+  fs::create_directories(dir);
+  s.requests_dir = dir.string();
+  s.policies[0].label = "round/robin";
+  const analysis::PointResult r = RunPointWithRequestFile(s, PointSpec{0, 12.5, 7});
+  const std::string path = (dir / "round_robin_qps12.5_seed7.csv").string();
+  ASSERT_TRUE(fs::exists(path));
+  EXPECT_EQ(ReadCsv(path).rows.size(), r.offered);
+}
+
+}  // namespace
+}  // namespace kvroute::sim
