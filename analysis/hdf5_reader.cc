@@ -2,6 +2,7 @@
 
 #include <H5Cpp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 
