@@ -44,6 +44,7 @@ class TraceReplay : public RequestSource {
   size_t index_ = 0;
   uint64_t pass_ = 0, next_id_ = 0;
   std::vector<PromptSegment> segments_;
+  SequenceHasher hasher_;
 };
 
 // Appends the segments of record `r` of pass `pass` to `out` (cleared first).
