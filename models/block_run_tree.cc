@@ -78,7 +78,8 @@ uint32_t BlockRunTree::AddChild(uint32_t parent, BlockChain chain, uint32_t from
   const uint32_t begin = Allocate(length + reserve);
   const uint32_t id = NewNode();
   Node& n = nodes_[id];
-  n = Node{.parent = parent,
+  n = Node{.first = chain[from],
+           .parent = parent,
            .begin = begin,
            .length = length,
            .capacity = length + reserve,
@@ -119,7 +120,8 @@ uint32_t BlockRunTree::Split(uint32_t node, uint32_t keep) {
   const uint32_t id = NewNode();
   Node& lower = nodes_[node];
   Node& upper = nodes_[id];
-  upper = Node{.parent = lower.parent,
+  upper = Node{.first = lower.first,
+               .parent = lower.parent,
                .begin = lower.begin,
                .length = keep,
                .capacity = keep,
@@ -129,9 +131,10 @@ uint32_t BlockRunTree::Split(uint32_t node, uint32_t keep) {
   lower.begin += keep;
   lower.length -= keep;
   lower.capacity -= keep;
+  lower.first = runs_[lower.begin];
   // The upper node starts where `node` did, so it takes over its index entry.
-  index_.Set(runs_[upper.begin], id);
-  index_.Insert(runs_[lower.begin], node);
+  index_.Set(upper.first, id);
+  index_.Insert(lower.first, node);
   return id;
 }
 
@@ -145,7 +148,7 @@ void BlockRunTree::TruncateTail(uint32_t leaf, uint32_t blocks) {
 void BlockRunTree::Remove(uint32_t leaf) {
   Node& n = nodes_[leaf];
   assert(leaf != kRoot && n.parent != kNone && n.children == 0);
-  index_.Erase(runs_[n.begin]);
+  index_.Erase(n.first);
   --nodes_[n.parent].children;
   n = Node{};
   free_nodes_.push_back(leaf);
@@ -169,9 +172,10 @@ uint32_t BlockRunTree::Allocate(uint32_t n) {
 }
 
 // Moves every live run to the front of the arena in arena order, leaving no
-// spare capacity, then grows the arena if less than a quarter of it would be
-// free after the allocation that asked. Between two compactions at least a
-// quarter of the arena is allocated, so each costs O(1) per word allocated.
+// spare capacity, then grows the arena if less than half of it would be free
+// after the allocation that asked. Between two compactions at least half the
+// arena is allocated, so each costs O(1) per word allocated, and the arena
+// stays within 2 to 4 times the live runs.
 void BlockRunTree::Compact(uint32_t need) {
   scratch_.clear();
   for (uint32_t id = 1; id < nodes_.size(); ++id) {
@@ -189,7 +193,7 @@ void BlockRunTree::Compact(uint32_t need) {
   }
   top_ = write;
   const uint64_t wanted = uint64_t{top_} + need;
-  if (4 * wanted > 3 * uint64_t{runs_.size()}) {
+  if (2 * wanted > uint64_t{runs_.size()}) {
     runs_.resize(std::max<uint64_t>(2 * runs_.size(), 2 * wanted));
   }
 }
@@ -208,7 +212,8 @@ std::string BlockRunTree::CheckInvariants() const {
     if (n.begin + n.capacity > top_) return "run beyond the arena's used part";
     if (nodes_[n.parent].parent == kNone && n.parent != kRoot) return "parent is free";
     if (n.end_depth != nodes_[n.parent].end_depth + n.length) return "end depth";
-    if (Child(runs_[n.begin]) != id) return "first block not indexed to its node";
+    if (n.first != runs_[n.begin]) return "first block differs from the run's";
+    if (Child(n.first) != id) return "first block not indexed to its node";
     ++children[n.parent];
     ranges.emplace_back(n.begin, n.begin + n.capacity);
   }

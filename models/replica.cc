@@ -1,6 +1,7 @@
 #include "models/replica.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
 namespace kvroute::models {
@@ -11,13 +12,10 @@ Replica::Replica(uint32_t id, const CostModel& cost_model, SchedulerConfig confi
       cost_model_(cost_model),
       config_(config),
       block_size_(static_cast<uint32_t>(block_size_tokens)),
+      block_shift_(std::has_single_bit(block_size_) ? std::countr_zero(block_size_) : 32),
       pool_(pool),
       load_(load),
       kv_(kv_blocks, config.eviction) {}
-
-uint32_t Replica::BlocksFor(uint32_t tokens) const {
-  return (tokens + block_size_ - 1) / block_size_;
-}
 
 BlockChain Replica::CacheableChain(const InFlightRequest& r) const {
   if (!config_.cache_generated_tokens) return BlockChain(r.request.block_hashes);
@@ -74,8 +72,10 @@ void Replica::Schedule(uint32_t slot, uint32_t tokens, bool decode) {
   budget_ -= tokens;
   // Full blocks whose tokens this iteration computes become cacheable now;
   // the next scheduling decision comes after they are computed.
+  const uint32_t full = FullBlocks(r.computed_tokens + tokens);
+  if (full <= r.kv.registered_blocks()) return;
   const BlockChain chain = CacheableChain(r);
-  uint32_t covered = std::min(chain.size(), (r.computed_tokens + tokens) / block_size_);
+  const uint32_t covered = std::min(chain.size(), full);
   if (covered > r.kv.registered_blocks()) kv_.Register(chain, covered, &r.kv);
 }
 
@@ -117,7 +117,7 @@ bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer
   InFlightRequest& r = pool_[slot];
   // At least the last token is always computed, so a fully cached prompt still
   // has one block to prefill (vLLM).
-  uint32_t max_hit_blocks = (r.total_tokens() - 1) / block_size_;
+  uint32_t max_hit_blocks = FullBlocks(r.total_tokens() - 1);
   const BlockChain chain = CacheableChain(r);
   uint32_t hit_blocks = std::min(kv_.MatchPrefix(chain), max_hit_blocks);
   uint32_t first_chunk = std::min(r.total_tokens() - hit_blocks * block_size_, budget);
@@ -157,14 +157,20 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
 
   // Running decodes first, oldest first; then running prefills (and
   // recomputations) continue. Preemption removes requests from the back, so
-  // indices before i stay valid.
+  // indices before i stay valid. The second pass is skipped when the first
+  // saw every running request and none was prefilling.
+  bool prefilling = false;
   for (bool decodes : {true, false}) {
+    if (!decodes && !prefilling) break;
     for (size_t i = 0; i < running_.size() && budget_ > 0; ++i) {
       uint32_t slot = running_[i];
       const InFlightRequest& r = pool_[slot];
       // A request's phase does not change while the batch forms, so no
       // request is visited by both passes.
-      if (r.decoding() != decodes) continue;
+      if (r.decoding() != decodes) {
+        prefilling = true;
+        continue;
+      }
       uint32_t tokens = decodes ? 1 : std::min(r.uncomputed_tokens(), budget_);
       if (!EnsureBlocks(slot, r.computed_tokens + tokens)) continue;
       Schedule(slot, tokens, decodes);
