@@ -28,6 +28,9 @@ class HashIndex {
     }
   }
 
+  // Starts loading the slot where a probe for `key` begins.
+  void Prefetch(uint64_t key) const { __builtin_prefetch(&slots_[Home(key)]); }
+
   // REQUIRES: key != 0 and absent.
   void Insert(uint64_t key, uint32_t value) {
     assert(key != 0);

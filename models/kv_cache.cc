@@ -44,6 +44,47 @@ uint32_t KvCache::MatchPrefix(BlockChain chain) const {
   return pos;
 }
 
+void KvCache::MatchPrefixMany(std::span<const KvCache* const> caches, BlockChain chain,
+                              std::span<uint32_t> out, std::vector<uint32_t>* scratch) {
+  assert(out.size() == caches.size());
+  std::fill(out.begin(), out.end(), 0);
+  const uint32_t end = chain.size();
+  if (end == 0) return;
+  // scratch holds (cache, child) pairs of the caches still walking.
+  std::vector<uint32_t>& walking = *scratch;
+  walking.clear();
+  for (uint32_t i = 0; i < caches.size(); ++i) {
+    walking.push_back(i);
+    walking.push_back(BlockRunTree::kNone);
+  }
+  while (!walking.empty()) {
+    for (size_t k = 0; k < walking.size(); k += 2) {
+      caches[walking[k]]->tree_.PrefetchChild(chain[out[walking[k]]]);
+    }
+    for (size_t k = 0; k < walking.size(); k += 2) {
+      const BlockRunTree& tree = caches[walking[k]]->tree_;
+      walking[k + 1] = tree.Child(chain[out[walking[k]]]);
+      if (walking[k + 1] != BlockRunTree::kNone) tree.PrefetchNode(walking[k + 1]);
+    }
+    for (size_t k = 0; k < walking.size(); k += 2) {
+      if (walking[k + 1] != BlockRunTree::kNone)
+        caches[walking[k]]->tree_.PrefetchLast(walking[k + 1]);
+    }
+    size_t kept = 0;
+    for (size_t k = 0; k < walking.size(); k += 2) {
+      const uint32_t i = walking[k], child = walking[k + 1];
+      if (child == BlockRunTree::kNone) continue;
+      const BlockRunTree& tree = caches[i]->tree_;
+      const uint32_t matched = tree.MatchRun(child, chain, out[i], end);
+      out[i] += matched;
+      if (matched < tree.length(child) || out[i] == end) continue;
+      walking[kept] = i;
+      kept += 2;
+    }
+    walking.resize(kept);
+  }
+}
+
 uint32_t KvCache::Walk(BlockChain chain, uint32_t limit) const {
   path_.clear();
   uint32_t pos = 0;

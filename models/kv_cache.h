@@ -69,6 +69,13 @@ class KvCache {
   // Number of leading blocks of `chain` that are cached. Changes nothing.
   uint32_t MatchPrefix(BlockChain chain) const;
 
+  // MatchPrefix of every cache at once, out[i] for caches[i]: the caches are
+  // walked in lockstep, a node at a time, so that their memory reads overlap
+  // instead of following one another. `scratch` is working space.
+  // REQUIRES: out.size() == caches.size().
+  static void MatchPrefixMany(std::span<const KvCache* const> caches, BlockChain chain,
+                              std::span<uint32_t> out, std::vector<uint32_t>* scratch);
+
   // Admits a request whose tokens have the full-block chain `chain` and which
   // needs `total_blocks` blocks for what it computes first (its cached prefix
   // included). Pins the cached prefix (at most `max_hit_blocks` blocks), evicts
