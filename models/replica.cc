@@ -31,13 +31,17 @@ uint32_t Replica::BlocksNeeded(const Request& request) const {
 
 // A request owes the router prefill work for every uncomputed token except the
 // one a decode feeds back, and decode work for every token not yet sampled.
+uint32_t Replica::PrefillOwed(const InFlightRequest& r) {
+  return r.uncomputed_tokens() - (r.generated_tokens > 0 ? 1 : 0);
+}
+
 void Replica::Unaccount(const InFlightRequest& r) {
-  load_.prefill_tokens -= r.uncomputed_tokens() - (r.generated_tokens > 0 ? 1 : 0);
+  load_.prefill_tokens -= PrefillOwed(r);
   load_.decode_tokens -= r.remaining_output();
 }
 
 void Replica::Account(const InFlightRequest& r) {
-  load_.prefill_tokens += r.uncomputed_tokens() - (r.generated_tokens > 0 ? 1 : 0);
+  load_.prefill_tokens += PrefillOwed(r);
   load_.decode_tokens += r.remaining_output();
 }
 
@@ -68,7 +72,7 @@ uint32_t Replica::WithdrawWaiting(uint64_t request_id) {
 
 void Replica::Schedule(uint32_t slot, uint32_t tokens, bool decode) {
   InFlightRequest& r = pool_[slot];
-  batch_.push_back(BatchEntry{slot, tokens, decode});
+  batch_.push_back(BatchEntry{slot, tokens, decode ? r.total_tokens() : r.computed_tokens, decode});
   budget_ -= tokens;
   // Full blocks whose tokens this iteration computes become cacheable now;
   // the next scheduling decision comes after they are computed.
@@ -190,11 +194,10 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
 
   BatchShape shape;
   for (const BatchEntry& e : batch_) {
-    const InFlightRequest& r = pool_[e.slot];
     if (e.decode)
-      shape.AddDecode(r.total_tokens());
+      shape.AddDecode(e.context);
     else
-      shape.AddPrefillChunk(r.computed_tokens, e.tokens);
+      shape.AddPrefillChunk(e.context, e.tokens);
   }
   uint64_t batch_tokens = static_cast<uint64_t>(shape.prefill_tokens + shape.decode_sequences);
   counters_.max_batch_tokens = std::max(counters_.max_batch_tokens, batch_tokens);
@@ -209,15 +212,25 @@ void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
   in_iteration_ = false;
   last_finish_ = now;
   bool any_completed = false;
+  // The load signals' changes, summed here and applied before anyone can
+  // look (an observer call, the end): one update instead of two per request.
+  int64_t prefill_owed = 0, decode_owed = 0;
+  auto apply = [&] {
+    load_.prefill_tokens += prefill_owed;
+    load_.decode_tokens += decode_owed;
+    prefill_owed = decode_owed = 0;
+  };
   for (const BatchEntry& entry : batch_) {
     InFlightRequest& r = pool_[entry.slot];
-    Unaccount(r);
+    prefill_owed -= PrefillOwed(r);
+    decode_owed -= r.remaining_output();
     r.computed_tokens += entry.tokens;
     if (!entry.decode) counters_.prefill_tokens_computed += entry.tokens;
     if (r.uncomputed_tokens() == 0) {  // caught up: sample the next token
       ++r.generated_tokens;
       if (r.generated_tokens == 1) {
         r.first_token_time = now;
+        apply();
         observer.OnFirstToken(entry.slot, now);
       }
     }
@@ -227,9 +240,11 @@ void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
       ++counters_.completed;
       any_completed = true;
     } else {
-      Account(r);
+      prefill_owed += PrefillOwed(r);
+      decode_owed += r.remaining_output();
     }
   }
+  apply();
   if (any_completed) {
     // Keep admission order; completed requests leave the running list.
     std::erase_if(running_, [this](uint32_t slot) { return pool_[slot].remaining_output() == 0; });

@@ -124,6 +124,7 @@ class Replica {
   struct BatchEntry {
     uint32_t slot;
     uint32_t tokens;
+    uint32_t context;  // tokens before these: the decode's or the chunk's attention context
     bool decode;
   };
 
@@ -146,6 +147,7 @@ class Replica {
   void Schedule(uint32_t slot, uint32_t tokens, bool decode);
   // Load-signal bookkeeping: remove a request's contribution before changing
   // it, add it back after.
+  static uint32_t PrefillOwed(const InFlightRequest& r);
   void Unaccount(const InFlightRequest& r);
   void Account(const InFlightRequest& r);
   // Refreshes the KV signals after the pool changed at `now`.
