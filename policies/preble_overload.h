@@ -4,6 +4,12 @@
 // the mean TTFT of the window's second half is at least `factor` times the
 // mean of its first half, both halves non-empty. Rebalancing replicates a hot
 // node only when its GPU is overloaded this way (prefix autoscaling).
+//
+// Rebalancing asks after almost every routed request, and a hot pair's window
+// holds thousands of points. The halves' sums are kept between questions and
+// only extended while their ends move forward, the same additions in the
+// same order as summing them afresh, so the answers are bit for bit those of
+// the full scan; a half is summed afresh only when its start moves.
 #ifndef KVROUTE_POLICIES_PREBLE_OVERLOAD_H_
 #define KVROUTE_POLICIES_PREBLE_OVERLOAD_H_
 
@@ -34,11 +40,23 @@ class TtftOverloadDetector {
     sim::Time time;
     double ttft_s;
   };
+  // One pair's points, oldest first, and the two halves' sums as last
+  // asked, over points [first_begin, second_begin) and [second_begin,
+  // second_end) counted from the first point ever added.
+  struct Series {
+    sim::RingDeque<Point> points;
+    uint64_t dropped = 0;  // points popped from the front
+    uint64_t first_begin = 0, second_begin = 0, second_end = 0;
+    double first = 0, second = 0;
+  };
+  // Index, counted from the first point ever added, of the first point at
+  // or after `t`.
+  static uint64_t FirstAtOrAfter(const Series& s, sim::Time t);
   static uint64_t Key(uint32_t node, uint32_t gpu) { return (uint64_t{node} << 32) | gpu; }
 
   sim::Time window_;
   double factor_;
-  std::unordered_map<uint64_t, sim::RingDeque<Point>> series_;
+  mutable std::unordered_map<uint64_t, Series> series_;
 };
 
 }  // namespace kvroute::policies
