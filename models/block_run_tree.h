@@ -65,6 +65,8 @@ class BlockRunTree {
   uint32_t end_depth(uint32_t node) const { return nodes_[node].end_depth; }
   uint32_t start_depth(uint32_t node) const { return end_depth(node) - length(node); }
   uint32_t children(uint32_t node) const { return nodes_[node].children; }
+  // Blocks that can be appended to the node without moving its run.
+  uint32_t spare(uint32_t node) const { return nodes_[node].capacity - nodes_[node].length; }
   uint64_t hash(uint32_t node, uint32_t offset) const { return runs_[nodes_[node].begin + offset]; }
   uint64_t last(uint32_t node) const { return hash(node, length(node) - 1); }
   uint32_t node_slots() const { return static_cast<uint32_t>(nodes_.size()); }

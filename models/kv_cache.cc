@@ -146,8 +146,11 @@ void KvCache::Register(BlockChain chain, uint32_t upto, KvHandle* handle) {
   uint32_t node = handle->node;
   while (j < upto) {
     // The handle's node ends with block j - 1. If only this request pins it
-    // and nothing follows it, block j is cached nowhere: extend the node.
-    if (node != BlockRunTree::kRoot && state_[node].pins == 1 && tree_.children(node) == 0) {
+    // and nothing follows it, block j is cached nowhere: extend the node if
+    // it has room (a node this request made, with room for its decodes), or
+    // else start a child, rather than move a run others will split again.
+    if (node != BlockRunTree::kRoot && state_[node].pins == 1 && tree_.children(node) == 0 &&
+        tree_.spare(node) >= upto - j) {
       tree_.Append(node, chain, j, upto);
       cached_blocks_ += upto - j;
       j = upto;
