@@ -48,22 +48,35 @@ void WorkloadStatsCollector::Add(const Request& r, std::span<const PromptSegment
     run_ends_.resize(n);
     for (uint32_t j = 0; j < n; ++j) run_ends_[j] = j + 1;
   }
+  // With generated tokens cached, the output's blocks are recorded with the
+  // prompt's, one more run (every block of it continues the output segment).
+  std::span<const uint64_t> observed = r.block_hashes;
+  if (options_.cache_generated_tokens && !r.output_block_hashes.empty()) {
+    sequence_.assign(r.block_hashes.begin(), r.block_hashes.end());
+    sequence_.insert(sequence_.end(), r.output_block_hashes.begin(), r.output_block_hashes.end());
+    run_ends_.push_back(static_cast<uint32_t>(sequence_.size()));
+    observed = sequence_;
+  }
 
   // A block seen at time s implies its whole prefix was seen then too, so the
   // blocks seen within T form a prefix, and so do an LRU cache's hits.
   const uint64_t bs = options_.block_size;
-  for (const PrefixReuse::Match& m : reuse_.Observe(r.block_hashes, run_ends_, r.arrival)) {
-    ideal_hit_tokens_ += bs * m.blocks;
+  uint32_t counted = 0;  // prompt blocks matched so far
+  for (const PrefixReuse::Match& m : reuse_.Observe(observed, run_ends_, r.arrival)) {
+    const uint32_t blocks = std::min(m.blocks, n - counted);  // hits on the prompt only
+    if (blocks == 0) break;
+    counted += blocks;
+    ideal_hit_tokens_ += bs * blocks;
     double age = sim::ToSeconds(r.arrival - m.last_seen);
     for (size_t w = 0; w < options_.windows_s.size(); ++w) {
-      if (age <= options_.windows_s[w]) window_tokens_[w] += bs * m.blocks;
+      if (age <= options_.windows_s[w]) window_tokens_[w] += bs * blocks;
     }
     for (size_t c = 0; c < lru_capacity_.size(); ++c) {
       // The i-th block of the match has m.more_recent_blocks + i blocks more
       // recent than it and is cached iff that is below the capacity.
       if (m.more_recent_blocks < lru_capacity_[c]) {
         lru_hit_tokens_[c] +=
-            bs * std::min<uint64_t>(m.blocks, lru_capacity_[c] - m.more_recent_blocks);
+            bs * std::min<uint64_t>(blocks, lru_capacity_[c] - m.more_recent_blocks);
       }
     }
   }

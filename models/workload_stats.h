@@ -21,6 +21,10 @@ struct WorkloadStatsOptions {
   uint32_t block_size = 16;          // tokens per block of the requests' hashes
   std::vector<uint64_t> lru_blocks;  // LRU cache sizes to replay, in blocks
   std::vector<double> windows_s;     // windows T of the recency diagnostic
+  // The engine caches full blocks of generated tokens (EngineSettings): a
+  // request's output blocks join the cache with its prompt's, so a later
+  // prompt that repeats them can hit them. Hits are counted on prompts only.
+  bool cache_generated_tokens = false;
 };
 
 struct LengthSummary {
@@ -61,6 +65,7 @@ class WorkloadStatsCollector {
   PrefixReuse reuse_;
   int with_segments_ = -1;  // -1 until the first request
   std::vector<uint32_t> run_ends_;
+  std::vector<uint64_t> sequence_;  // prompt then output blocks, when outputs are cached
   std::vector<uint32_t> prompt_lengths_, output_lengths_;
   std::vector<uint64_t> key_counts_;
   uint64_t prompt_total_ = 0, ideal_hit_tokens_ = 0;

@@ -4,7 +4,7 @@
 A generated part sits between `<!-- BEGIN kvroute ARGS -->` and
 `<!-- END kvroute ARGS -->` and is exactly what `kvroute ARGS` prints; the
 docs test (tests/runner/docs_test.cc) fails when one differs. docs/CALIBRATION.md
-is `kvroute profiles --markdown` as a whole.
+is `kvroute profiles --markdown` as a whole, docs/VALIDATION.md `kvroute validation --markdown`.
 
     scripts/update_docs.py [path/to/kvroute]    # default build/release/kvroute
 """
@@ -28,6 +28,8 @@ def main():
     for doc in sorted((ROOT / "docs").glob("*.md")):
         if doc.name == "CALIBRATION.md":
             text = kvroute("profiles --markdown")
+        elif doc.name == "VALIDATION.md":
+            text = kvroute("validation --markdown")
         else:
             text = BLOCK.sub(lambda m: m.group(1) + kvroute(m.group("args")) + m.group(4),
                              doc.read_text())

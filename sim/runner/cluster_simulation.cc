@@ -12,12 +12,13 @@
 #include "models/replica.h"
 #include "models/request_source.h"
 #include "models/workload.h"
-#include "policies/registry.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/hashing.h"
 #include "sim/runner/arrival_driver.h"
 #include "sim/runner/cluster_views.h"
+#include "sim/runner/deployment_policies.h"
 #include "sim/runner/deployment_router.h"
+#include "sim/runner/request_records.h"
 
 namespace kvroute::sim {
 namespace {
@@ -45,16 +46,6 @@ std::unique_ptr<models::CostModel> MakeCostModel(const Scenario& scenario,
   }
   return std::make_unique<models::PhysicalCostModel>(profile);
 }
-// A deployment: a contiguous range of replicas with its own policy instance.
-struct Deployment {
-  uint32_t offset = 0;
-  uint32_t size = 0;
-  std::unique_ptr<policies::Policy> policy;
-  std::unique_ptr<DeploymentCacheOracle> oracle;
-  std::unique_ptr<DeploymentQueueView> queues;
-  Time interval = 0;  // the policy's control interval
-};
-
 class ClusterSimulation : public models::ReplicaObserver {
  public:
   ClusterSimulation(const Scenario& scenario, const PointSpec& spec,
@@ -87,46 +78,10 @@ class ClusterSimulation : public models::ReplicaObserver {
           r, *cost_model_, scenario.scheduler, kv_blocks,
           profile_.ResolvedEngine().block_size_tokens, pool_, loads_[r]));
     }
-    const PolicySpec& point_policy = scenario.policies[spec.policy_index];
-    // Each deployment's policy expects its initial weight share of the traffic.
-    double weight_sum = 0;
-    for (const DeploymentSpec& d : scenario.deployments) weight_sum += d.WeightAt(0);
-    uint32_t offset = 0;
-    for (const DeploymentSpec& d : scenario.deployments) {
-      const double share = weight_sum > 0 ? d.WeightAt(0) / weight_sum
-                                          : 1.0 / static_cast<double>(scenario.deployments.size());
-      policies::PolicyContext context;
-      context.num_replicas = d.replicas;
-      // Each deployment's policy draws from its own streams; the first keeps
-      // the point's seed, so one deployment behaves as a plain cluster.
-      context.seed = deployments_.empty() ? spec.seed : Combine(spec.seed, deployments_.size());
-      context.cost_model = cost_model_.get();
-      context.block_size_tokens = profile_.ResolvedEngine().block_size_tokens;
-      context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
-      context.kv_blocks_per_replica = kv_blocks;
-      for (double key_share : arrivals_.source().key_shares()) {
-        context.key_rates.push_back(key_share * spec.qps * share);
-      }
-      context.true_key_rates = [arrivals = &arrivals_, scale = spec.qps * share](
-                                   Time t, std::vector<double>* rates) {
-        arrivals->source().KeyLoadAt(t, rates);
-        for (double& r : *rates) r *= scale;
-      };
-      // A deployment may run its own policy (a canary trying a new router);
-      // the others run the point's.
-      const PolicySpec& policy_spec = d.policy ? *d.policy : point_policy;
-      const policies::PolicyInfo& info = policies::FindPolicy(policy_spec.name);
-      Deployment deployment;
-      deployment.offset = offset;
-      deployment.size = d.replicas;
-      deployment.policy = info.factory(policies::ResolveParams(info, policy_spec.params), context);
-      deployment.oracle = std::make_unique<DeploymentCacheOracle>(oracle_, offset);
-      deployment.queues = std::make_unique<DeploymentQueueView>(replicas_, pool_, offset);
-      deployment.interval = deployment.policy->ControlInterval();
-      for (uint32_t r = 0; r < d.replicas; ++r)
-        deployment_of_.push_back(static_cast<uint32_t>(deployments_.size()));
-      deployments_.push_back(std::move(deployment));
-      offset += d.replicas;
+    deployments_ = MakeDeployments(scenario, spec, arrivals_, *cost_model_, kv_blocks, oracle_,
+                                   replicas_, pool_);
+    for (uint32_t d = 0; d < deployments_.size(); ++d) {
+      deployment_of_.insert(deployment_of_.end(), deployments_[d].size, d);
     }
   }
 
@@ -356,23 +311,9 @@ class ClusterSimulation : public models::ReplicaObserver {
   }
 
   void Record(uint32_t slot, analysis::RequestRecord::Outcome outcome, Time now) {
-    if (recorder_ == nullptr) return;
-    const models::InFlightRequest& r = pool_[slot];
-    analysis::RequestRecord record;
-    record.outcome = outcome;
-    record.id = r.request.id;
-    record.stage = tags_[slot].stage;
-    record.client = tags_[slot].client;
-    record.arrival = r.request.arrival;
-    record.first_token = r.first_token_time;
-    record.completed = outcome == analysis::RequestRecord::Outcome::kCompleted ? now : kNever;
-    record.replica = r.replica;
-    record.prompt_tokens = r.request.prompt_tokens;
-    record.output_tokens = r.request.output_tokens;
-    record.hit_tokens = r.hit_tokens;
-    record.preemptions = r.preemptions;
-    record.retries = r.retries;
-    recorder_->OnRequest(record);
+    if (recorder_ != nullptr) {
+      recorder_->OnRequest(MakeRecord(pool_[slot], tags_[slot], outcome, now));
+    }
   }
 
   // The queued requests deployment d's policy moves after a dispatch. A moved

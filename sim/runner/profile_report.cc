@@ -1,61 +1,20 @@
 #include "sim/runner/profile_report.h"
 
-#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "analysis/format_number.h"
 #include "models/calibration.h"
 #include "models/catalog.h"
 #include "models/profile.h"
+#include "sim/runner/text_table.h"
 
 namespace kvroute::sim {
 namespace {
 
 using analysis::FormatNumber;
+using Rows = std::vector<std::vector<std::string>>;
 constexpr double kGiB = 1024.0 * 1024 * 1024;
-
-// Characters on screen: UTF-8 continuation bytes take no column.
-size_t Columns(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-// One table, as Markdown or as aligned plain text.
-class Table {
- public:
-  Table(std::ostream& out, bool markdown, std::vector<std::string> header)
-      : out_(out), markdown_(markdown), rows_{std::move(header)} {}
-  void Row(std::vector<std::string> cells) { rows_.push_back(std::move(cells)); }
-  ~Table() {
-    std::vector<size_t> width(rows_[0].size(), 0);
-    for (const auto& row : rows_) {
-      for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], Columns(row[i]));
-    }
-    for (size_t r = 0; r < rows_.size(); ++r) {
-      std::string line = markdown_ ? "|" : " ";
-      for (size_t i = 0; i < rows_[r].size(); ++i) {
-        if (markdown_) {
-          line += " " + rows_[r][i] + " |";
-        } else {
-          line += " " + rows_[r][i] + std::string(width[i] - Columns(rows_[r][i]) + 1, ' ');
-        }
-      }
-      out_ << line << "\n";
-      if (markdown_ && r == 0) {
-        std::string rule = "|";
-        for (size_t i = 0; i < rows_[0].size(); ++i) rule += "---|";
-        out_ << rule << "\n";
-      }
-    }
-    out_ << "\n";
-  }
-
- private:
-  std::ostream& out_;
-  bool markdown_;
-  std::vector<std::vector<std::string>> rows_;
-};
 
 void Heading(std::ostream& out, bool markdown, const std::string& text) {
   out << (markdown ? "## " : "") << text << (markdown ? "\n\n" : ":\n");
@@ -70,37 +29,34 @@ std::string Published(const models::CalibrationPoint& p) {
 
 void PrintGpus(std::ostream& out, bool markdown) {
   Heading(out, markdown, "GPUs (models/gpus/)");
-  {
-    Table t(out, markdown,
-            {"GPU", "BF16 TFLOP/s", "FP8 TFLOP/s", "HBM TB/s", "memory GiB", "link GB/s"});
-    for (const models::Gpu& g : models::BuiltinGpus()) {
-      t.Row({g.name, FormatNumber("%.1f", g.peak_flops_bf16 / 1e12),
-             g.peak_flops_fp8 > 0 ? FormatNumber("%.0f", g.peak_flops_fp8 / 1e12) : "—",
-             FormatNumber("%.3g", g.hbm_bytes_per_s / 1e12),
-             FormatNumber("%.1f", g.memory_bytes / kGiB),
-             FormatNumber("%.0f", g.link_bytes_per_s / 1e9) + " " + g.interconnect});
-    }
+  Rows specs{{"GPU", "BF16 TFLOP/s", "FP8 TFLOP/s", "HBM TB/s", "memory GiB", "link GB/s"}};
+  for (const models::Gpu& g : models::BuiltinGpus()) {
+    specs.push_back({g.name, FormatNumber("%.1f", g.peak_flops_bf16 / 1e12),
+                     g.peak_flops_fp8 > 0 ? FormatNumber("%.0f", g.peak_flops_fp8 / 1e12) : "—",
+                     FormatNumber("%.3g", g.hbm_bytes_per_s / 1e12),
+                     FormatNumber("%.1f", g.memory_bytes / kGiB),
+                     FormatNumber("%.0f", g.link_bytes_per_s / 1e9) + " " + g.interconnect});
   }
+  PrintTable(out, markdown, specs);
+
   Heading(out, markdown, "Efficiencies per GPU kind (fitted by `kvroute validation --fit`)");
-  {
-    Table t(out, markdown,
-            {"GPU", "GEMM 16-bit", "GEMM fp8", "weight BW", "KV BW", "attention", "link",
-             "all-reduce µs", "layer µs (graph)", "layer µs (eager)", "step µs", "per seq µs",
-             "front end ms"});
-    for (const models::Gpu& g : models::BuiltinGpus()) {
-      const models::GpuEfficiency& e = g.efficiency;
-      t.Row({g.name, FormatNumber("%.3f", e.gemm_compute_16bit),
-             FormatNumber("%.3f", e.gemm_compute_fp8), FormatNumber("%.3f", e.weight_bandwidth),
-             FormatNumber("%.3f", e.kv_bandwidth), FormatNumber("%.3f", e.attention_compute),
-             FormatNumber("%.3f", e.link_bandwidth),
-             FormatNumber("%.1f", e.allreduce_latency_s * 1e6),
-             FormatNumber("%.1f", e.layer_overhead_s * 1e6),
-             FormatNumber("%.1f", e.eager_layer_overhead_s * 1e6),
-             FormatNumber("%.0f", e.step_overhead_s * 1e6),
-             FormatNumber("%.1f", e.sequence_overhead_s * 1e6),
-             FormatNumber("%.1f", e.frontend_latency_s * 1e3)});
-    }
+  Rows fitted{{"GPU", "GEMM 16-bit", "GEMM fp8", "weight BW", "KV BW", "attention", "link",
+               "all-reduce µs", "layer µs (graph)", "layer µs (eager)", "step µs", "per seq µs",
+               "front end ms"}};
+  for (const models::Gpu& g : models::BuiltinGpus()) {
+    const models::GpuEfficiency& e = g.efficiency;
+    fitted.push_back(
+        {g.name, FormatNumber("%.3f", e.gemm_compute_16bit),
+         FormatNumber("%.3f", e.gemm_compute_fp8), FormatNumber("%.3f", e.weight_bandwidth),
+         FormatNumber("%.3f", e.kv_bandwidth), FormatNumber("%.3f", e.attention_compute),
+         FormatNumber("%.3f", e.link_bandwidth), FormatNumber("%.1f", e.allreduce_latency_s * 1e6),
+         FormatNumber("%.1f", e.layer_overhead_s * 1e6),
+         FormatNumber("%.1f", e.eager_layer_overhead_s * 1e6),
+         FormatNumber("%.0f", e.step_overhead_s * 1e6),
+         FormatNumber("%.1f", e.sequence_overhead_s * 1e6),
+         FormatNumber("%.1f", e.frontend_latency_s * 1e3)});
   }
+  PrintTable(out, markdown, fitted);
   for (const models::Gpu& g : models::BuiltinGpus()) {
     out << (markdown ? "- `" : "  ") << g.name << (markdown ? "`: " : ": ") << g.efficiency_source
         << "\n";
@@ -110,42 +66,45 @@ void PrintGpus(std::ostream& out, bool markdown) {
 
 void PrintModels(std::ostream& out, bool markdown) {
   Heading(out, markdown, "Models (models/architectures/)");
-  Table t(out, markdown,
-          {"model", "layers", "hidden", "heads / KV", "head dim", "MLP", "vocab", "experts",
-           "params B", "active B", "KV KiB/token (16-bit)"});
+  Rows rows{{"model", "layers", "hidden", "heads / KV", "head dim", "MLP", "vocab", "experts",
+             "params B", "active B", "KV KiB/token (16-bit)"}};
   for (const models::ModelArchitecture& m : models::BuiltinArchitectures()) {
     const double active = m.ActiveLinearParams() + 2 * m.LmHeadParams();
-    t.Row({m.name, std::to_string(m.layers), std::to_string(m.hidden),
-           std::to_string(m.heads) + " / " + std::to_string(m.kv_heads), std::to_string(m.head_dim),
-           std::to_string(m.moe.enabled() ? m.moe.expert_intermediate : m.intermediate),
-           std::to_string(m.vocab),
-           m.moe.enabled()
-               ? std::to_string(m.moe.active_experts) + " of " + std::to_string(m.moe.experts)
-               : "—",
-           FormatNumber("%.2f", m.TotalParams() / 1e9), FormatNumber("%.2f", active / 1e9),
-           FormatNumber("%.0f", 2.0 * m.layers * m.kv_heads * m.head_dim * 2 / 1024)});
+    rows.push_back(
+        {m.name, std::to_string(m.layers), std::to_string(m.hidden),
+         std::to_string(m.heads) + " / " + std::to_string(m.kv_heads), std::to_string(m.head_dim),
+         std::to_string(m.moe.enabled() ? m.moe.expert_intermediate : m.intermediate),
+         std::to_string(m.vocab),
+         m.moe.enabled()
+             ? std::to_string(m.moe.active_experts) + " of " + std::to_string(m.moe.experts)
+             : "—",
+         FormatNumber("%.2f", m.TotalParams() / 1e9), FormatNumber("%.2f", active / 1e9),
+         FormatNumber("%.0f", 2.0 * m.layers * m.kv_heads * m.head_dim * 2 / 1024)});
   }
+  PrintTable(out, markdown, rows);
 }
 
 void PrintProfileTable(std::ostream& out, bool markdown) {
   Heading(out, markdown, "Profiles (models/profiles/)");
-  Table t(out, markdown,
-          {"profile", "model", "GPU × TP", "weights / KV", "weights GB", "KV pool GiB", "KV blocks",
-           "max_num_seqs", "max_num_batched_tokens"});
+  Rows rows{{"profile", "model", "GPU × TP", "weights / KV", "weights GB", "KV pool GiB",
+             "KV blocks", "max_num_seqs", "max_num_batched_tokens"}};
   for (const models::Profile& p : models::BuiltinProfiles()) {
     const models::EngineSettings e = p.ResolvedEngine();
-    t.Row({p.name, p.model.name, p.gpu.name + " × " + std::to_string(p.tensor_parallel),
-           std::string(models::DtypeName(p.weight_dtype)) + " / " + models::DtypeName(p.kv_dtype),
-           FormatNumber("%.1f", p.WeightBytes() / 1e9),
-           FormatNumber("%.1f", std::max(0.0, p.KvPoolBytesPerGpu()) * p.tensor_parallel / kGiB),
-           std::to_string(p.KvCapacityBlocks()), std::to_string(e.max_num_seqs),
-           std::to_string(e.max_num_batched_tokens)});
+    rows.push_back(
+        {p.name, p.model.name, p.gpu.name + " × " + std::to_string(p.tensor_parallel),
+         std::string(models::DtypeName(p.weight_dtype)) + " / " + models::DtypeName(p.kv_dtype),
+         FormatNumber("%.1f", p.WeightBytes() / 1e9),
+         FormatNumber("%.1f", std::max(0.0, p.KvPoolBytesPerGpu()) * p.tensor_parallel / kGiB),
+         std::to_string(p.KvCapacityBlocks()), std::to_string(e.max_num_seqs),
+         std::to_string(e.max_num_batched_tokens)});
   }
+  PrintTable(out, markdown, rows);
 }
 
 void PrintAnchors(std::ostream& out, bool markdown) {
   Heading(out, markdown, "Published microbenchmarks beside the model");
-  out << "Points published for these models on H100s (../shared/reference/cost-anchors.md). "
+  out << (markdown ? "" : "  ")
+      << "Points published for these models on H100s (../shared/reference/cost-anchors.md). "
          "They were not fitted on: they check the fitted H100 efficiencies from outside. "
          "Held points must stay within the profile's tolerance "
          "(tests/models/calibration_test.cc).\n\n";
@@ -154,13 +113,13 @@ void PrintAnchors(std::ostream& out, bool markdown) {
     out << (markdown ? "### `" : "") << p.name << (markdown ? "`" : "") << " (tolerance "
         << FormatNumber("%.0f", p.calibration_tolerance * 100) << "%)"
         << (markdown ? "\n\n" : ":\n");
-    Table t(out, markdown,
-            {"measurement", "published ms", "kvroute ms", "error", "held", "source"});
+    Rows rows{{"measurement", "published ms", "kvroute ms", "error", "held", "source"}};
     for (const models::CalibrationResult& r : models::EvaluateCalibration(p)) {
-      t.Row({r.point.Describe(), Published(r.point), FormatNumber("%.2f", r.model_ms),
-             FormatNumber("%+.1f%%", 100 * r.error),
-             r.point.held ? (r.within ? "yes" : "yes, OUTSIDE") : "no", r.point.source});
+      rows.push_back({r.point.Describe(), Published(r.point), FormatNumber("%.2f", r.model_ms),
+                      FormatNumber("%+.1f%%", 100 * r.error),
+                      r.point.held ? (r.within ? "yes" : "yes, OUTSIDE") : "no", r.point.source});
     }
+    PrintTable(out, markdown, rows);
   }
 }
 

@@ -222,11 +222,10 @@ double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s) {
     // The clients set the pace: a load schedule or drift in the workload's
     // own clock would not follow simulated time, and session turns are
     // open loop.
-    for (const char* key : {"load_schedule", "drift"}) {
-      if (YamlAt(w.node(), key).IsDefined()) {
-        w.Fail(key, "cannot be combined with closed-loop arrivals (workload.arrivals)");
-      }
-    }
+    const char* clash = !c.load_schedule.empty() ? "load_schedule"
+                        : c.drift.sigma > 0      ? "drift"
+                                                 : nullptr;
+    if (clash) w.Fail(clash, "cannot be combined with closed-loop arrivals (workload.arrivals)");
     if (c.sessions.turns.MeanDraw() > 1) {
       w.Fail("sessions",
              "closed-loop clients send single requests; sessions of several turns "

@@ -1,5 +1,7 @@
-// Every built-in profile against its published calibration points, and the
-// KV-capacity consequences of precision (seed 003 §9.1).
+// The published microbenchmarks beside the model (shared/reference/
+// cost-anchors.md): nothing was fitted on them, so the held ones check the
+// efficiencies fitted on ../shared/measured from outside; and the KV-capacity
+// consequences of precision (seed 003 §9.1).
 #include "models/calibration.h"
 
 #include <gtest/gtest.h>
@@ -14,7 +16,6 @@ namespace {
 TEST(CalibrationTest, EveryHeldPointIsWithinItsProfilesTolerance) {
   int held = 0;
   for (const Profile& profile : BuiltinProfiles()) {
-    EXPECT_LE(profile.calibration_tolerance, 0.25) << profile.name;
     for (const CalibrationResult& r : EvaluateCalibration(profile)) {
       if (!r.point.held) continue;
       ++held;
@@ -23,25 +24,19 @@ TEST(CalibrationTest, EveryHeldPointIsWithinItsProfilesTolerance) {
                             << r.point.source << ")";
     }
   }
-  EXPECT_GE(held, 20);
+  EXPECT_EQ(held, 9);  // Vidur's compute-bound linear layers, 8B and 70B
 }
 
-TEST(CalibrationTest, EightBHoldsFifteenPercent) {
+// Vidur measured the 8B's linear layers at 64% of the BF16 peak; the H100's
+// GEMM efficiency, fitted only on the serving runs, lands within 10% of it.
+TEST(CalibrationTest, VidurLinearLayersAgreeWithTheFittedGemmEfficiency) {
   Profile p = FindProfile("h100-llama3.1-8b-bf16");
-  EXPECT_EQ(p.calibration_tolerance, 0.15);
-  for (const CalibrationResult& r : EvaluateCalibration(p)) EXPECT_LE(std::abs(r.error), 0.15);
-}
-
-TEST(CalibrationTest, SeventyBHoldsTwentyFivePercentOnHeldRows) {
-  Profile p = FindProfile("h100x2-llama3.3-70b-fp16");
-  int excluded = 0;
+  EXPECT_EQ(p.calibration_tolerance, 0.10);
   for (const CalibrationResult& r : EvaluateCalibration(p)) {
-    if (r.point.held)
-      EXPECT_LE(std::abs(r.error), 0.25) << r.point.Describe();
-    else
-      ++excluded;
+    if (r.point.held) {
+      EXPECT_LE(std::abs(r.error), 0.10) << r.point.Describe();
+    }
   }
-  EXPECT_EQ(excluded, 6);  // SplitwiseSim rows shown with their errors, not held
 }
 
 TEST(ProfileTest, BuiltinsCoverTheProfilesTheSeedsNeed) {

@@ -52,9 +52,11 @@ int WorkloadStats(const po::variables_map& vm, const CommandIo& io) {
   const uint64_t blocks = s.kv_blocks > 0
                               ? static_cast<uint64_t>(s.kv_blocks)
                               : static_cast<uint64_t>(s.resolved_profile.KvCapacityBlocks());
-  const models::WorkloadStatsOptions o =
+  models::WorkloadStatsOptions o =
       StatsOptions(vm, static_cast<uint32_t>(s.resolved_profile.ResolvedEngine().block_size_tokens),
                    {blocks, blocks * s.replica_count()});
+  // What the scenario's engine caches: prompts, and generated tokens if it does.
+  o.cache_generated_tokens = s.scheduler.cache_generated_tokens;
   const auto start = std::chrono::steady_clock::now();
   auto source = models::MakeRequestSource(s.workload, seed, qps, FromSeconds(s.duration_s));
   models::WorkloadStatsCollector collector(o);

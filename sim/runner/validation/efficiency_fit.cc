@@ -29,9 +29,6 @@ constexpr Parameter kParameters[] = {
     {"frontend_latency_s", &models::GpuEfficiency::frontend_latency_s, false},
 };
 
-constexpr MeasuredMetric kFitted[] = {MeasuredMetric::kTtftMean, MeasuredMetric::kTtftP90,
-                                      MeasuredMetric::kItlMean, MeasuredMetric::kE2eMean};
-
 double ToFree(const Parameter& p, double v) {
   if (!p.fraction) return std::log(std::max(v, 1e-9));
   v = std::clamp(v, 1e-6, 1 - 1e-6);
@@ -44,29 +41,15 @@ double FromFree(const Parameter& p, double x) {
 
 }  // namespace
 
-// Closed-loop TTFT above this concurrency depends on how the clients' requests
-// fall into phase (docs/COST_MODEL.md, "What is fitted on what"): it is
-// reported, not fitted on. At this concurrency and below no request waits for
-// another's prefill.
-constexpr uint32_t kFittedTtftConcurrency = 4;
-
-bool Fitted(const MeasuredExperiment& e, const MeasuredValue& v) {
-  if (v.stage != -1) return false;
-  if (e.kind == MeasuredExperiment::Kind::kClosedLoop && v.metric == MeasuredMetric::kTtftMean) {
-    return e.concurrency <= kFittedTtftConcurrency;
-  }
-  return true;
-}
-
 double FitLoss(const std::vector<ValidationRow>& rows) {
   double total = 0;
   int metrics = 0;
-  for (MeasuredMetric metric : kFitted) {
+  for (MeasuredMetric metric : kHeadlineMetrics) {
     double sum = 0;
     int n = 0;
     for (const ValidationRow& row : rows) {
       for (const Prediction& p : row.predictions) {
-        if (p.measured.metric != metric || !Fitted(row.experiment, p.measured)) continue;
+        if (p.measured.metric != metric || !FittedValue(row.experiment, p.measured)) continue;
         // A prediction without data (nothing completed) counts as a large error.
         sum += std::isfinite(p.predicted_ms) && p.predicted_ms > 0
                    ? std::abs(std::log(p.predicted_ms / p.measured.ms))

@@ -202,6 +202,27 @@ void ReadStagedRuns(const std::string& path, std::vector<MeasuredExperiment>* ou
 
 }  // namespace
 
+double MeasuredExperiment::PrefillDemandShare() const {
+  if (kind != Kind::kClosedLoop) return 0;
+  double ttft = 0, tpot = 0;
+  for (const MeasuredValue& v : values) {
+    if (v.metric == MeasuredMetric::kTtftMean) ttft = v.ms / 1e3;
+    if (v.metric == MeasuredMetric::kItlMean) tpot = v.ms / 1e3;
+  }
+  const double cycle = ttft + (output_tokens - 1) * tpot;
+  const double demand = concurrency * static_cast<double>(input_tokens) / cycle;
+  // Seconds per prompt token on one GPU of the TP group, at 100% of each peak:
+  // the linear layers, the all-reduces, and attention at the mean context.
+  const models::ModelArchitecture& m = profile.model;
+  const double tp = profile.tensor_parallel;
+  double per_token = 2 * m.ActiveLinearParams() / tp / profile.gpu.PeakFlops(profile.weight_dtype);
+  if (tp > 1)
+    per_token += 2.0 * m.layers * m.hidden * 2 * 2 * (tp - 1) / tp / profile.gpu.link_bytes_per_s;
+  per_token += 4.0 * m.layers * m.heads * m.head_dim * (input_tokens / 2.0) / tp /
+               profile.gpu.PeakFlops(models::Dtype::kBf16);
+  return demand * per_token;
+}
+
 const char* MeasuredMetricName(MeasuredMetric m) {
   switch (m) {
     case MeasuredMetric::kTtftMean:

@@ -55,6 +55,13 @@ struct MeasuredExperiment {
   // its ITL is (E2E − TTFT) / (L − 1) with this L (measured/README.md, step 5).
   std::vector<double> output_len_derived;
   std::vector<MeasuredValue> values;
+
+  // Closed loop: the prompt tokens per second the measurement implies (each
+  // client sends a prompt every TTFT + (output − 1) × TPOT), as a share of
+  // what the GPUs could prefill at every datasheet peak with nothing else to
+  // do. Above 1 the row cannot be replayed as it is described (prompts with
+  // no shared prefix): it is reported but not fitted on.
+  double PrefillDemandShare() const;
 };
 
 // Reads both files of `dir`. Throws std::runtime_error naming the file and

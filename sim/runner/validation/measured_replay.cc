@@ -144,7 +144,16 @@ std::vector<Prediction> ReplayExperiment(const MeasuredExperiment& e, const Repl
     stages = e.stages.size();
   }
   LatencyRecorder recorder(stages, first_id, end_id);
-  RunPoint(s, PointSpec{.policy_index = 0, .qps = 1, .seed = o.seed}, &recorder);
+  const PointSpec spec{.policy_index = 0, .qps = 1, .seed = o.seed};
+  RunPoint(s, spec, &recorder);
+  // Clients replayed out of phase are also replayed in phase, started together.
+  double in_phase_ttft = std::nan("");
+  if (s.workload.closed_loop.ramp_s > 0) {
+    s.workload.closed_loop.ramp_s = 0;
+    LatencyRecorder together(stages, first_id, end_id);
+    RunPoint(s, spec, &together);
+    in_phase_ttft = Mean(together.Ttft(-1));
+  }
 
   std::vector<Prediction> out;
   for (const MeasuredValue& v : e.values) {
@@ -180,7 +189,9 @@ std::vector<Prediction> ReplayExperiment(const MeasuredExperiment& e, const Repl
         }
         break;
     }
-    out.push_back({v, predicted});
+    Prediction p{v, predicted};
+    if (v.metric == MeasuredMetric::kTtftMean) p.in_phase_ms = in_phase_ttft;
+    out.push_back(p);
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #ifndef KVROUTE_SIM_RUNNER_VALIDATION_MEASURED_REPLAY_H_
 #define KVROUTE_SIM_RUNNER_VALIDATION_MEASURED_REPLAY_H_
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct ReplayOptions {
 struct Prediction {
   MeasuredValue measured;
   double predicted_ms = 0;
+  // Closed-loop TTFT of clients started out of phase: the same clients
+  // started together, in phase (the other bound of what their unrecorded
+  // phases allow); NaN otherwise.
+  double in_phase_ms = std::nan("");
   double ape() const;  // |predicted − measured| / measured × 100
 };
 

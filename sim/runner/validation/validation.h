@@ -23,7 +23,23 @@ struct ValidationRow {
 std::vector<ValidationRow> RunValidation(const std::vector<MeasuredExperiment>& experiments,
                                          const ReplayOptions& options, unsigned jobs);
 
-// The headline metrics: each experiment's whole-run value.
+// Whether the efficiency fit uses this value, and why not when it does not
+// (an empty reason: fitted). Fitted: whole-run values, except the TTFT of
+// closed-loop rows above kFittedTtftConcurrency clients (how the clients fall
+// into phase decides it, and it is not recorded) and every value of a row
+// whose prefill demand exceeds the GPUs' peaks
+// (MeasuredExperiment::PrefillDemandShare).
+inline constexpr uint32_t kFittedTtftConcurrency = 4;
+// The metrics the validation's targets and the fit are about.
+inline constexpr MeasuredMetric kHeadlineMetrics[] = {
+    MeasuredMetric::kTtftMean, MeasuredMetric::kTtftP90, MeasuredMetric::kItlMean,
+    MeasuredMetric::kE2eMean};
+std::string NotFittedBecause(const MeasuredExperiment& e, const MeasuredValue& v);
+inline bool FittedValue(const MeasuredExperiment& e, const MeasuredValue& v) {
+  return NotFittedBecause(e, v).empty();
+}
+
+// The headline metrics: each experiment's whole-run value.
 struct MetricSummary {
   MeasuredMetric metric;
   size_t experiments = 0;

@@ -1,0 +1,56 @@
+#include "sim/runner/deployment_policies.h"
+
+#include "policies/registry.h"
+#include "sim/core/hashing.h"
+
+namespace kvroute::sim {
+
+std::vector<Deployment> MakeDeployments(
+    const Scenario& scenario, const PointSpec& spec, const ArrivalDriver& arrivals,
+    const models::CostModel& cost_model, uint32_t kv_blocks, const ReplicaCacheOracle& oracle,
+    const std::vector<std::unique_ptr<models::Replica>>& replicas,
+    const models::RequestPool& pool) {
+  std::vector<Deployment> deployments;
+  const PolicySpec& point_policy = scenario.policies[spec.policy_index];
+  // Each deployment's policy expects its initial weight share of the traffic.
+  double weight_sum = 0;
+  for (const DeploymentSpec& d : scenario.deployments) weight_sum += d.WeightAt(0);
+  uint32_t offset = 0;
+  for (const DeploymentSpec& d : scenario.deployments) {
+    const double share = weight_sum > 0 ? d.WeightAt(0) / weight_sum
+                                        : 1.0 / static_cast<double>(scenario.deployments.size());
+    policies::PolicyContext context;
+    context.num_replicas = d.replicas;
+    // Each deployment's policy draws from its own streams; the first keeps
+    // the point's seed, so one deployment behaves as a plain cluster.
+    context.seed = deployments.empty() ? spec.seed : Combine(spec.seed, deployments.size());
+    context.cost_model = &cost_model;
+    context.block_size_tokens = scenario.resolved_profile.ResolvedEngine().block_size_tokens;
+    context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
+    context.kv_blocks_per_replica = kv_blocks;
+    for (double key_share : arrivals.source().key_shares()) {
+      context.key_rates.push_back(key_share * spec.qps * share);
+    }
+    context.true_key_rates = [source = &arrivals, scale = spec.qps * share](
+                                 Time t, std::vector<double>* rates) {
+      source->source().KeyLoadAt(t, rates);
+      for (double& r : *rates) r *= scale;
+    };
+    // A deployment may run its own policy (a canary trying a new router); the
+    // others run the point's.
+    const PolicySpec& policy_spec = d.policy ? *d.policy : point_policy;
+    const policies::PolicyInfo& info = policies::FindPolicy(policy_spec.name);
+    Deployment deployment;
+    deployment.offset = offset;
+    deployment.size = d.replicas;
+    deployment.policy = info.factory(policies::ResolveParams(info, policy_spec.params), context);
+    deployment.oracle = std::make_unique<DeploymentCacheOracle>(oracle, offset);
+    deployment.queues = std::make_unique<DeploymentQueueView>(replicas, pool, offset);
+    deployment.interval = deployment.policy->ControlInterval();
+    deployments.push_back(std::move(deployment));
+    offset += d.replicas;
+  }
+  return deployments;
+}
+
+}  // namespace kvroute::sim

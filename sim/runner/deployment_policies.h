@@ -1,0 +1,38 @@
+// The second level of routing (seed 000): each deployment, a contiguous range
+// of replicas, runs its own policy instance over its replicas only, told its
+// share of the traffic and the workload's key rates.
+#ifndef KVROUTE_SIM_RUNNER_DEPLOYMENT_POLICIES_H_
+#define KVROUTE_SIM_RUNNER_DEPLOYMENT_POLICIES_H_
+
+#include <memory>
+#include <vector>
+
+#include "models/cost_model.h"
+#include "models/replica.h"
+#include "policies/policy.h"
+#include "sim/runner/arrival_driver.h"
+#include "sim/runner/cluster_simulation.h"
+#include "sim/runner/cluster_views.h"
+#include "sim/runner/scenario.h"
+
+namespace kvroute::sim {
+
+struct Deployment {
+  uint32_t offset = 0;  // its first replica
+  uint32_t size = 0;
+  std::unique_ptr<policies::Policy> policy;
+  std::unique_ptr<DeploymentCacheOracle> oracle;
+  std::unique_ptr<DeploymentQueueView> queues;
+  Time interval = 0;  // the policy's control interval
+};
+
+// The deployments of `scenario` in order, each with the policy the point runs
+// (or its own). `arrivals`, `oracle`, `replicas` and `pool` must outlive them.
+std::vector<Deployment> MakeDeployments(
+    const Scenario& scenario, const PointSpec& spec, const ArrivalDriver& arrivals,
+    const models::CostModel& cost_model, uint32_t kv_blocks, const ReplicaCacheOracle& oracle,
+    const std::vector<std::unique_ptr<models::Replica>>& replicas, const models::RequestPool& pool);
+
+}  // namespace kvroute::sim
+
+#endif  // KVROUTE_SIM_RUNNER_DEPLOYMENT_POLICIES_H_
