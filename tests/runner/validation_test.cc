@@ -2,6 +2,8 @@
 // profile, docs/VALIDATION.md equal to what `kvroute validation --markdown`
 // prints, and the medians the validation reports held where they stand, so a
 // change to the physics that makes them worse fails here.
+#include "sim/runner/validation/validation.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,7 +11,6 @@
 #include <sstream>
 
 #include "sim/runner/validation/efficiency_fit.h"
-#include "sim/runner/validation/validation.h"
 
 namespace kvroute::sim {
 namespace {
@@ -62,11 +63,31 @@ TEST(ValidationTest, TheDocIsWhatTheCommandPrints) {
   EXPECT_EQ(doc.str(), printed.str()) << "run scripts/update_docs.py";
 }
 
-// Where the validation stands (docs/VALIDATION.md), with a point of slack:
-// a change that moves a median past these fails.
+// Where the validation stands (docs/VALIDATION.md), with a little slack: a
+// change that moves a median past these fails. The bounds are today's values
+// rounded up, not the targets (TTFT mean and ITL/TPOT miss theirs; the doc
+// says why).
+constexpr double kFittedLossBound = 0.085;  // 0.0797 today
+
+// In percent, as Summarize reports them.
+double MedianBound(MeasuredMetric metric) {
+  switch (metric) {
+    case MeasuredMetric::kTtftMean:
+      return 26;  // 24.0 today
+    case MeasuredMetric::kTtftP90:
+      return 4.5;  // 3.4
+    case MeasuredMetric::kItlMean:
+      return 7.5;  // 6.2
+    case MeasuredMetric::kE2eMean:
+      return 3;  // 1.8
+    default:
+      return 50;  // tails are reported, not fitted
+  }
+}
+
 TEST(ValidationTest, MediansDoNotRegress) {
   double loss = FitLoss(Rows());
-  EXPECT_LT(loss, kFittedLossBound) << "mean |log error| of the fitted values";
+  EXPECT_LT(loss, kFittedLossBound) << "mean |log error| of the fitted values: " << loss;
   for (const MetricSummary& s : Summarize(Rows())) {
     EXPECT_LE(s.median_ape, MedianBound(s.metric)) << MeasuredMetricName(s.metric);
   }
