@@ -57,7 +57,10 @@ void SequenceHasher::Append(BlockHasher* hasher, const PromptSegment& segment,
     hasher->Append(segment, out);
     return;
   }
-  if (slots_.empty()) slots_.resize(kSlots);
+  if (slots_.empty()) {
+    slots_.resize(kSlots);
+    seen_.assign(kSeenSlots, 0);
+  }
   const uint64_t key =
       sim::Combine(sim::Combine(sim::Combine(before.chain, before.content), before.filled),
                    sim::Combine(segment.salt, segment.tokens));
@@ -66,6 +69,12 @@ void SequenceHasher::Append(BlockHasher* hasher, const PromptSegment& segment,
       slot.segment.tokens == segment.tokens) {
     out->insert(out->end(), slot.hashes.begin(), slot.hashes.end());
     hasher->set_state(slot.after);
+    return;
+  }
+  uint64_t& seen = seen_[(key >> 32) & (kSeenSlots - 1)];
+  if (seen != key) {  // seen for the first time: hashed, not kept
+    seen = key;
+    hasher->Append(segment, out);
     return;
   }
   const size_t first = out->size();

@@ -72,8 +72,11 @@ void HashSequenceBlocks(std::span<const PromptSegment> segments, const PromptSeg
 // HashSequenceBlocks with a memory: what a long segment hashed to after a
 // given hasher state is kept (a direct-mapped table), so the system prompts,
 // documents and session histories a workload sends again and again are hashed
-// once, not once per request. The hashes are HashSequenceBlocks'. Storage is
-// allocated the first time each table slot is used, never after.
+// once, not once per request. The hashes are HashSequenceBlocks'. A segment
+// is kept the second time it is seen (a table of the keys seen once), so the
+// unique new tokens of every request neither pay for a copy nor push out what
+// repeats. Storage is allocated the first time each table slot is used,
+// never after.
 class SequenceHasher {
  public:
   explicit SequenceHasher(uint32_t block_size) : block_size_(block_size) {}
@@ -87,6 +90,7 @@ class SequenceHasher {
   static constexpr uint32_t kMinBlocks = 8;
   static constexpr uint32_t kMaxBlocks = 256;
   static constexpr uint32_t kSlots = 1024;
+  static constexpr uint32_t kSeenSlots = 4096;
 
   struct Slot {
     BlockHasher::State before, after;
@@ -99,6 +103,7 @@ class SequenceHasher {
 
   uint32_t block_size_;
   std::vector<Slot> slots_;
+  std::vector<uint64_t> seen_;  // keys of segments seen once, direct-mapped
 };
 
 uint32_t TotalTokens(std::span<const PromptSegment> segments);
