@@ -34,11 +34,7 @@ void TraceSegments(const Trace& trace, const TraceRecord& r, uint64_t pass,
 
 TraceReplay::TraceReplay(std::shared_ptr<const Trace> trace, bool loop, double qps, sim::Time end,
                          uint32_t block_size)
-    : trace_(std::move(trace)),
-      loop_(loop),
-      end_(end),
-      block_size_(block_size),
-      hasher_(block_size) {
+    : trace_(std::move(trace)), loop_(loop), end_(end), hasher_(block_size) {
   const auto& records = trace_->records;
   size_t n = records.size();
   period_s_ = TracePeriod(*trace_);

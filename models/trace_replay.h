@@ -36,7 +36,6 @@ class TraceReplay : public RequestSource {
   std::shared_ptr<const Trace> trace_;
   bool loop_;
   sim::Time end_;
-  uint32_t block_size_;
   double native_qps_ = 1;
   double period_s_ = 1;  // one pass, in trace seconds
   double scale_ = 1;     // simulated seconds per trace second
