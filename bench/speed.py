@@ -12,7 +12,7 @@ PARTs (all but `scale` and `reproduce` by default):
   memory     peak RSS of one point at 1x, 4x and 16x the requests: flat when nothing is kept per
              finished request
   scale      one point of 1,000 replicas, 1M keys and 10M requests: wall time and peak RSS
-             (minutes, a few GB)
+             (minutes; under 1 GB with least_loaded)
   reproduce  scripts/reproduce.sh, all of it: wall time and the largest peak RSS of its runs
              (tens of minutes on two cores)
 
@@ -177,7 +177,7 @@ def main():
                         help="one of %s (default: peer flagship memory)" % ", ".join(PARTS))
     parser.add_argument("--kvroute", default=os.path.join(ROOT, "build", "release", "kvroute"))
     parser.add_argument("--repeat", type=int, default=3, help="runs per point; the least CPU counts")
-    parser.add_argument("--scale-policies", default="least_loaded,llmd",
+    parser.add_argument("--scale-policies", default="least_loaded",
                         help="policies of the scale point, comma-separated")
     args = parser.parse_args()
     for part in args.parts:
