@@ -4,20 +4,6 @@
 
 namespace kvroute::models {
 
-void BatchShape::AddPrefillChunk(int64_t context_before, int64_t tokens) {
-  prefill_tokens += tokens;
-  // Token j of the chunk (1-based) attends to context_before + j positions.
-  double n = static_cast<double>(tokens);
-  prefill_attention_context += n * static_cast<double>(context_before) + n * (n + 1) / 2;
-  ++sequences;
-}
-
-void BatchShape::AddDecode(int64_t context) {
-  ++decode_sequences;
-  decode_context_tokens += static_cast<double>(context);
-  ++sequences;
-}
-
 PhysicalCostModel::PhysicalCostModel(const Profile& profile)
     : profile_(profile),
       async_scheduling_(profile.ResolvedEngine().async_scheduling),

@@ -27,8 +27,19 @@ struct BatchShape {
 
   // Adds a prefill chunk of `tokens` new tokens after `context_before` tokens
   // that are already in the KV cache (cached prefix plus earlier chunks).
-  void AddPrefillChunk(int64_t context_before, int64_t tokens);
-  void AddDecode(int64_t context);
+  // Inline: the scheduler calls these once per sequence per iteration.
+  void AddPrefillChunk(int64_t context_before, int64_t tokens) {
+    prefill_tokens += tokens;
+    // Token j of the chunk (1-based) attends to context_before + j positions.
+    double n = static_cast<double>(tokens);
+    prefill_attention_context += n * static_cast<double>(context_before) + n * (n + 1) / 2;
+    ++sequences;
+  }
+  void AddDecode(int64_t context) {
+    ++decode_sequences;
+    decode_context_tokens += static_cast<double>(context);
+    ++sequences;
+  }
 };
 
 class CostModel {

@@ -20,6 +20,10 @@
 //    block. A freed uncached block (output, partial or duplicate) therefore
 //    waits behind older cached blocks, and those are evicted before it is
 //    reused: less of the pool holds cache than under kRadixLru.
+//
+// These are block-level semantics; the cache keeps them on runs of blocks
+// (block_run_tree.h), so every operation costs O(nodes touched), not
+// O(blocks): how is in kv_cache.cc.
 #ifndef KVROUTE_MODELS_KV_CACHE_H_
 #define KVROUTE_MODELS_KV_CACHE_H_
 
@@ -28,39 +32,23 @@
 #include <string>
 #include <vector>
 
-#include "sim/core/flat_hash_index.h"
+#include "models/block_run_tree.h"
 
 namespace kvroute::models {
-
-// The chained block hashes a request can cache, seen as one sequence: its
-// prompt's full blocks, then the full blocks its output completes (empty when
-// generated tokens are not cached).
-class BlockChain {
- public:
-  BlockChain() = default;
-  BlockChain(std::span<const uint64_t> prompt, std::span<const uint64_t> output = {})
-      : prompt_(prompt), output_(output) {}
-  BlockChain(const std::vector<uint64_t>& prompt) : prompt_(prompt) {}  // NOLINT: a prompt only
-
-  uint32_t size() const { return static_cast<uint32_t>(prompt_.size() + output_.size()); }
-  uint64_t operator[](uint32_t j) const {
-    return j < prompt_.size() ? prompt_[j] : output_[j - prompt_.size()];
-  }
-
- private:
-  std::span<const uint64_t> prompt_, output_;
-};
 
 // What one running request holds in the pool. Owned by the request, managed
 // only through KvCache.
 struct KvHandle {
-  std::vector<uint32_t> pinned;  // cached blocks, in chain order from block 0
-  uint32_t private_blocks = 0;   // blocks reserved but not in the cache
-  uint32_t hit_blocks = 0;       // leading blocks found cached at admission
+  // The cache node ending with the last block this request pins: it pins the
+  // path from the root to it, `registered` blocks, its chain's first ones.
+  uint32_t node = BlockRunTree::kRoot;
+  uint32_t registered = 0;
+  uint32_t private_blocks = 0;  // blocks reserved but not in the cache
+  uint32_t hit_blocks = 0;      // leading blocks found cached at admission
   bool active = false;
 
-  uint32_t registered_blocks() const { return static_cast<uint32_t>(pinned.size()); }
-  uint32_t allocated_blocks() const { return registered_blocks() + private_blocks; }
+  uint32_t registered_blocks() const { return registered; }
+  uint32_t allocated_blocks() const { return registered + private_blocks; }
 };
 
 struct KvCacheCounters {
@@ -80,6 +68,13 @@ class KvCache {
 
   // Number of leading blocks of `chain` that are cached. Changes nothing.
   uint32_t MatchPrefix(BlockChain chain) const;
+
+  // MatchPrefix of every cache at once, out[i] for caches[i]: the caches are
+  // walked in lockstep, a node at a time, so that their memory reads overlap
+  // instead of following one another. `scratch` is working space.
+  // REQUIRES: out.size() == caches.size().
+  static void MatchPrefixMany(std::span<const KvCache* const> caches, BlockChain chain,
+                              std::span<uint32_t> out, std::vector<uint32_t>* scratch);
 
   // Admits a request whose tokens have the full-block chain `chain` and which
   // needs `total_blocks` blocks for what it computes first (its cached prefix
@@ -121,31 +116,48 @@ class KvCache {
 
  private:
   static constexpr uint32_t kNone = UINT32_MAX;
+  // Eviction-list items are tree nodes, or (with this bit) runs of freed
+  // uncached blocks queued behind cached ones (kVllmFreeQueue only).
+  static constexpr uint32_t kFreeRun = 1u << 31;
 
-  // A slot on the eviction list with hash 0 is a freed uncached block queued
-  // behind cached ones (kVllmFreeQueue only).
-  struct Block {
-    uint64_t hash = 0;
-    uint32_t parent = kNone;
-    uint32_t children = 0;
-    uint32_t pins = 0;
-    uint32_t prev = kNone;  // eviction list links, while pins == 0
+  struct Links {
+    uint32_t prev = kNone;
     uint32_t next = kNone;
   };
+  struct NodeState {
+    uint32_t pins = 0;
+    Links links;  // on the eviction list while pins == 0
+  };
+  struct FreeRun {
+    uint32_t blocks = 0;
+    Links links;
+  };
 
+  // Walks `chain` from the root: fills path_ with the nodes it matches in
+  // chain order and the blocks matched in each; returns the blocks matched
+  // (at most `limit`).
+  uint32_t Walk(BlockChain chain, uint32_t limit) const;
+  // Makes `node` end after its first `keep` blocks by splitting it; returns
+  // the node holding those blocks.
+  uint32_t SplitAt(uint32_t node, uint32_t keep);
   // Frees room for `needed` reserved blocks. REQUIRES: enough free + evictable.
   void MakeRoom(uint32_t needed);
-  void Pin(uint32_t slot);
-  void Unpin(uint32_t slot);
-  void ListAppend(uint32_t slot);
-  void ListRemove(uint32_t slot);
-  void EvictHead();
+  void Pin(uint32_t node);
+  void Unpin(uint32_t node);
+  Links& LinksOf(uint32_t item);
+  uint32_t ItemBlocks(uint32_t item) const;
+  void ListInsertAfter(uint32_t after, uint32_t item);
+  void ListAppend(uint32_t item) { ListInsertAfter(list_tail_, item); }
+  void ListRemove(uint32_t item);
+  void QueueFreeBlocks(uint32_t blocks);
+  NodeState& State(uint32_t node);
 
   uint32_t capacity_;
   EvictionOrder order_;
-  std::vector<Block> blocks_;  // slots for cached blocks
-  std::vector<uint32_t> free_slots_;
-  sim::FlatHashIndex index_;
+  BlockRunTree tree_;
+  std::vector<NodeState> state_;  // per tree node
+  std::vector<FreeRun> free_runs_;
+  std::vector<uint32_t> spare_free_runs_;
   uint32_t list_head_ = kNone;
   uint32_t list_tail_ = kNone;
   uint32_t cached_blocks_ = 0;
@@ -153,6 +165,11 @@ class KvCache {
   uint32_t evictable_blocks_ = 0;
   uint32_t queued_free_blocks_ = 0;  // uncached blocks waiting on the list
   KvCacheCounters counters_;
+  struct Step {
+    uint32_t node;
+    uint32_t blocks;  // of the node's, matched
+  };
+  mutable std::vector<Step> path_;  // Walk's result
 };
 
 }  // namespace kvroute::models

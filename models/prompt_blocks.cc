@@ -40,6 +40,53 @@ void HashSequenceBlocks(std::span<const PromptSegment> segments, const PromptSeg
   hasher.Append(output, output_out);
 }
 
+void SequenceHasher::Hash(std::span<const PromptSegment> segments, const PromptSegment& output,
+                          std::vector<uint64_t>* prompt_out, std::vector<uint64_t>* output_out) {
+  prompt_out->clear();
+  output_out->clear();
+  BlockHasher hasher(block_size_);
+  for (const PromptSegment& segment : segments) Append(&hasher, segment, prompt_out);
+  Append(&hasher, output, output_out);
+}
+
+void SequenceHasher::Append(BlockHasher* hasher, const PromptSegment& segment,
+                            std::vector<uint64_t>* out) {
+  const BlockHasher::State before = hasher->state();
+  const uint64_t blocks = (uint64_t{before.filled} + segment.tokens) / block_size_;
+  if (blocks < kMinBlocks || blocks > kMaxBlocks) {
+    hasher->Append(segment, out);
+    return;
+  }
+  if (slots_.empty()) {
+    slots_.resize(kSlots);
+    seen_.assign(kSeenSlots, 0);
+  }
+  const uint64_t key =
+      sim::Combine(sim::Combine(sim::Combine(before.chain, before.content), before.filled),
+                   sim::Combine(segment.salt, segment.tokens));
+  Slot& slot = slots_[key & (kSlots - 1)];
+  if (slot.used && slot.before == before && slot.segment.salt == segment.salt &&
+      slot.segment.tokens == segment.tokens) {
+    out->insert(out->end(), slot.hashes.begin(), slot.hashes.end());
+    hasher->set_state(slot.after);
+    return;
+  }
+  uint64_t& seen = seen_[(key >> 32) & (kSeenSlots - 1)];
+  if (seen != key) {  // seen for the first time: hashed, not kept
+    seen = key;
+    hasher->Append(segment, out);
+    return;
+  }
+  const size_t first = out->size();
+  hasher->Append(segment, out);
+  if (!slot.used) slot.hashes.reserve(kMaxBlocks);
+  slot.used = true;
+  slot.before = before;
+  slot.after = hasher->state();
+  slot.segment = segment;
+  slot.hashes.assign(out->begin() + static_cast<std::ptrdiff_t>(first), out->end());
+}
+
 uint32_t TotalTokens(std::span<const PromptSegment> segments) {
   uint32_t total = 0;
   for (const PromptSegment& s : segments) total += s.tokens;

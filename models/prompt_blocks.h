@@ -35,6 +35,21 @@ class BlockHasher {
   // pushed onto `out`.
   void Append(const PromptSegment& segment, std::vector<uint64_t>* out);
 
+  // Where the hasher is: a segment's hashes depend on this and the segment.
+  struct State {
+    uint64_t chain = kRootBlockHash;
+    uint64_t content = 0;
+    uint32_t filled = 0;
+    bool operator==(const State&) const = default;
+  };
+  State state() const { return {chain_, content_, filled_}; }
+  void set_state(const State& s) {
+    chain_ = s.chain;
+    content_ = s.content;
+    filled_ = s.filled;
+  }
+  uint32_t block_size() const { return block_size_; }
+
  private:
   uint32_t block_size_;
   uint64_t chain_ = kRootBlockHash;
@@ -53,6 +68,43 @@ void HashPromptBlocks(std::span<const PromptSegment> segments, uint32_t block_si
 void HashSequenceBlocks(std::span<const PromptSegment> segments, const PromptSegment& output,
                         uint32_t block_size, std::vector<uint64_t>* prompt_out,
                         std::vector<uint64_t>* output_out);
+
+// HashSequenceBlocks with a memory: what a long segment hashed to after a
+// given hasher state is kept (a direct-mapped table), so the system prompts,
+// documents and session histories a workload sends again and again are hashed
+// once, not once per request. The hashes are HashSequenceBlocks'. A segment
+// is kept the second time it is seen (a table of the keys seen once), so the
+// unique new tokens of every request neither pay for a copy nor push out what
+// repeats. Storage is allocated the first time each table slot is used,
+// never after.
+class SequenceHasher {
+ public:
+  explicit SequenceHasher(uint32_t block_size) : block_size_(block_size) {}
+
+  void Hash(std::span<const PromptSegment> segments, const PromptSegment& output,
+            std::vector<uint64_t>* prompt_out, std::vector<uint64_t>* output_out);
+
+ private:
+  // Segments completing fewer blocks are hashed directly; longer ones are
+  // hashed directly and not kept.
+  static constexpr uint32_t kMinBlocks = 8;
+  static constexpr uint32_t kMaxBlocks = 256;
+  static constexpr uint32_t kSlots = 1024;
+  static constexpr uint32_t kSeenSlots = 4096;
+
+  struct Slot {
+    BlockHasher::State before, after;
+    PromptSegment segment;
+    bool used = false;
+    std::vector<uint64_t> hashes;  // capacity kMaxBlocks once used
+  };
+
+  void Append(BlockHasher* hasher, const PromptSegment& segment, std::vector<uint64_t>* out);
+
+  uint32_t block_size_;
+  std::vector<Slot> slots_;
+  std::vector<uint64_t> seen_;  // keys of segments seen once, direct-mapped
+};
 
 uint32_t TotalTokens(std::span<const PromptSegment> segments);
 

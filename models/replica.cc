@@ -1,6 +1,7 @@
 #include "models/replica.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 
 namespace kvroute::models {
@@ -11,13 +12,10 @@ Replica::Replica(uint32_t id, const CostModel& cost_model, SchedulerConfig confi
       cost_model_(cost_model),
       config_(config),
       block_size_(static_cast<uint32_t>(block_size_tokens)),
+      block_shift_(std::has_single_bit(block_size_) ? std::countr_zero(block_size_) : 32),
       pool_(pool),
       load_(load),
       kv_(kv_blocks, config.eviction) {}
-
-uint32_t Replica::BlocksFor(uint32_t tokens) const {
-  return (tokens + block_size_ - 1) / block_size_;
-}
 
 BlockChain Replica::CacheableChain(const InFlightRequest& r) const {
   if (!config_.cache_generated_tokens) return BlockChain(r.request.block_hashes);
@@ -33,13 +31,17 @@ uint32_t Replica::BlocksNeeded(const Request& request) const {
 
 // A request owes the router prefill work for every uncomputed token except the
 // one a decode feeds back, and decode work for every token not yet sampled.
+uint32_t Replica::PrefillOwed(const InFlightRequest& r) {
+  return r.uncomputed_tokens() - (r.generated_tokens > 0 ? 1 : 0);
+}
+
 void Replica::Unaccount(const InFlightRequest& r) {
-  load_.prefill_tokens -= r.uncomputed_tokens() - (r.generated_tokens > 0 ? 1 : 0);
+  load_.prefill_tokens -= PrefillOwed(r);
   load_.decode_tokens -= r.remaining_output();
 }
 
 void Replica::Account(const InFlightRequest& r) {
-  load_.prefill_tokens += r.uncomputed_tokens() - (r.generated_tokens > 0 ? 1 : 0);
+  load_.prefill_tokens += PrefillOwed(r);
   load_.decode_tokens += r.remaining_output();
 }
 
@@ -70,12 +72,14 @@ uint32_t Replica::WithdrawWaiting(uint64_t request_id) {
 
 void Replica::Schedule(uint32_t slot, uint32_t tokens, bool decode) {
   InFlightRequest& r = pool_[slot];
-  batch_.push_back(BatchEntry{slot, tokens, decode});
+  batch_.push_back(BatchEntry{slot, tokens, decode ? r.total_tokens() : r.computed_tokens, decode});
   budget_ -= tokens;
   // Full blocks whose tokens this iteration computes become cacheable now;
   // the next scheduling decision comes after they are computed.
+  const uint32_t full = FullBlocks(r.computed_tokens + tokens);
+  if (full <= r.kv.registered_blocks()) return;
   const BlockChain chain = CacheableChain(r);
-  uint32_t covered = std::min(chain.size(), (r.computed_tokens + tokens) / block_size_);
+  const uint32_t covered = std::min(chain.size(), full);
   if (covered > r.kv.registered_blocks()) kv_.Register(chain, covered, &r.kv);
 }
 
@@ -117,7 +121,7 @@ bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer
   InFlightRequest& r = pool_[slot];
   // At least the last token is always computed, so a fully cached prompt still
   // has one block to prefill (vLLM).
-  uint32_t max_hit_blocks = (r.total_tokens() - 1) / block_size_;
+  uint32_t max_hit_blocks = FullBlocks(r.total_tokens() - 1);
   const BlockChain chain = CacheableChain(r);
   uint32_t hit_blocks = std::min(kv_.MatchPrefix(chain), max_hit_blocks);
   uint32_t first_chunk = std::min(r.total_tokens() - hit_blocks * block_size_, budget);
@@ -158,14 +162,20 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
 
   // Running decodes first, oldest first; then running prefills (and
   // recomputations) continue. Preemption removes requests from the back, so
-  // indices before i stay valid.
+  // indices before i stay valid. The second pass is skipped when the first
+  // saw every running request and none was prefilling.
+  bool prefilling = false;
   for (bool decodes : {true, false}) {
+    if (!decodes && !prefilling) break;
     for (size_t i = 0; i < running_.size() && budget_ > 0; ++i) {
       uint32_t slot = running_[i];
       const InFlightRequest& r = pool_[slot];
       // A request's phase does not change while the batch forms, so no
       // request is visited by both passes.
-      if (r.decoding() != decodes) continue;
+      if (r.decoding() != decodes) {
+        prefilling = true;
+        continue;
+      }
       uint32_t tokens = decodes ? 1 : std::min(r.uncomputed_tokens(), budget_);
       if (!EnsureBlocks(slot, r.computed_tokens + tokens)) continue;
       Schedule(slot, tokens, decodes);
@@ -185,11 +195,10 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
 
   BatchShape shape;
   for (const BatchEntry& e : batch_) {
-    const InFlightRequest& r = pool_[e.slot];
     if (e.decode)
-      shape.AddDecode(r.total_tokens());
+      shape.AddDecode(e.context);
     else
-      shape.AddPrefillChunk(r.computed_tokens, e.tokens);
+      shape.AddPrefillChunk(e.context, e.tokens);
   }
   uint64_t batch_tokens = static_cast<uint64_t>(shape.prefill_tokens + shape.decode_sequences);
   counters_.max_batch_tokens = std::max(counters_.max_batch_tokens, batch_tokens);
@@ -204,15 +213,25 @@ void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
   in_iteration_ = false;
   last_finish_ = now;
   bool any_completed = false;
+  // The load signals' changes, summed here and applied before anyone can
+  // look (an observer call, the end): one update instead of two per request.
+  int64_t prefill_owed = 0, decode_owed = 0;
+  auto apply = [&] {
+    load_.prefill_tokens += prefill_owed;
+    load_.decode_tokens += decode_owed;
+    prefill_owed = decode_owed = 0;
+  };
   for (const BatchEntry& entry : batch_) {
     InFlightRequest& r = pool_[entry.slot];
-    Unaccount(r);
+    prefill_owed -= PrefillOwed(r);
+    decode_owed -= r.remaining_output();
     r.computed_tokens += entry.tokens;
     if (!entry.decode) counters_.prefill_tokens_computed += entry.tokens;
     if (r.uncomputed_tokens() == 0) {  // caught up: sample the next token
       ++r.generated_tokens;
       if (r.generated_tokens == 1) {
         r.first_token_time = now;
+        apply();
         observer.OnFirstToken(entry.slot, now);
       }
     }
@@ -222,9 +241,11 @@ void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
       ++counters_.completed;
       any_completed = true;
     } else {
-      Account(r);
+      prefill_owed += PrefillOwed(r);
+      decode_owed += r.remaining_output();
     }
   }
+  apply();
   if (any_completed) {
     // Keep admission order; completed requests leave the running list.
     std::erase_if(running_, [this](uint32_t slot) { return pool_[slot].remaining_output() == 0; });

@@ -124,10 +124,16 @@ class Replica {
   struct BatchEntry {
     uint32_t slot;
     uint32_t tokens;
+    uint32_t context;  // tokens before these: the decode's or the chunk's attention context
     bool decode;
   };
 
-  uint32_t BlocksFor(uint32_t tokens) const;
+  uint32_t BlocksFor(uint32_t tokens) const { return FullBlocks(tokens + block_size_ - 1); }
+  // tokens / block size, by a shift for the usual power-of-two sizes: a
+  // division per request per iteration is a large part of the decode loop.
+  uint32_t FullBlocks(uint32_t tokens) const {
+    return block_shift_ < 32 ? tokens >> block_shift_ : tokens / block_size_;
+  }
   // The blocks of `r` that may be cached: its prompt's, then its output's.
   BlockChain CacheableChain(const InFlightRequest& r) const;
   // Makes sure `slot` holds blocks for `tokens` tokens, preempting the newest
@@ -141,6 +147,7 @@ class Replica {
   void Schedule(uint32_t slot, uint32_t tokens, bool decode);
   // Load-signal bookkeeping: remove a request's contribution before changing
   // it, add it back after.
+  static uint32_t PrefillOwed(const InFlightRequest& r);
   void Unaccount(const InFlightRequest& r);
   void Account(const InFlightRequest& r);
   // Refreshes the KV signals after the pool changed at `now`.
@@ -150,6 +157,7 @@ class Replica {
   const CostModel& cost_model_;
   SchedulerConfig config_;
   uint32_t block_size_;
+  uint32_t block_shift_;  // log2(block_size_) if a power of two, else 32
   RequestPool& pool_;
   ReplicaLoad& load_;
   KvCache kv_;

@@ -82,7 +82,7 @@ class RequestPool {
     InFlightRequest& r = slots_[slot];
     r.request.block_hashes.clear();
     r.request.output_block_hashes.clear();
-    r.kv.pinned.clear();
+    r.kv = KvHandle{};
     r.hit_tokens = r.computed_tokens = r.generated_tokens = r.preemptions = r.retries = 0;
     r.first_token_time = r.admitted_time = sim::kNever;
     r.ever_admitted = false;

@@ -18,7 +18,8 @@ SharedPrefixSource::SharedPrefixSource(const WorkloadConfig& config, uint64_t se
       qps_(qps),
       end_(end),
       shares_(config.shared_prefix.groups, 1.0 / config.shared_prefix.groups),
-      arrival_rng_(seed, "workload.arrivals") {
+      arrival_rng_(seed, "workload.arrivals"),
+      hasher_(block_size_) {
   const uint32_t prompts = config_.groups * config_.prompts_per_group;
   for (uint32_t p = 0; p < prompts; ++p) order_.push_back(p);
   // Fisher–Yates, as random.shuffle does once when the generator starts.
@@ -47,8 +48,8 @@ bool SharedPrefixSource::Next(Request* out) {
   out->session = id;
   out->prompt_tokens = TotalTokens(segments_);
   out->output_tokens = config_.output_tokens;
-  HashSequenceBlocks(segments_, {sim::Combine(kOutputSalt, id), config_.output_tokens}, block_size_,
-                     &out->block_hashes, &out->output_block_hashes);
+  hasher_.Hash(segments_, {sim::Combine(kOutputSalt, id), config_.output_tokens},
+               &out->block_hashes, &out->output_block_hashes);
   return true;
 }
 

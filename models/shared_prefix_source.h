@@ -35,6 +35,7 @@ class SharedPrefixSource : public RequestSource {
   double time_s_ = 0;
   uint64_t next_id_ = 0;
   std::vector<PromptSegment> segments_;
+  SequenceHasher hasher_;
 };
 
 }  // namespace kvroute::models

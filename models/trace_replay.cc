@@ -34,7 +34,7 @@ void TraceSegments(const Trace& trace, const TraceRecord& r, uint64_t pass,
 
 TraceReplay::TraceReplay(std::shared_ptr<const Trace> trace, bool loop, double qps, sim::Time end,
                          uint32_t block_size)
-    : trace_(std::move(trace)), loop_(loop), end_(end), block_size_(block_size) {
+    : trace_(std::move(trace)), loop_(loop), end_(end), hasher_(block_size) {
   const auto& records = trace_->records;
   size_t n = records.size();
   period_s_ = TracePeriod(*trace_);
@@ -78,7 +78,7 @@ bool TraceReplay::Next(Request* out) {
   // own, cached (it takes room) but never hit by a later prompt.
   const PromptSegment output{sim::Combine(sim::Combine(kTraceOutputSalt, pass_), index_ - 1),
                              out->output_tokens};
-  HashSequenceBlocks(segments_, output, block_size_, &out->block_hashes, &out->output_block_hashes);
+  hasher_.Hash(segments_, output, &out->block_hashes, &out->output_block_hashes);
   return true;
 }
 

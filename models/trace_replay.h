@@ -37,7 +37,6 @@ class TraceReplay : public RequestSource {
   std::shared_ptr<const Trace> trace_;
   bool loop_;
   sim::Time end_;
-  uint32_t block_size_;
   double native_qps_ = 1;
   double period_s_ = 1;  // one pass, in trace seconds
   double scale_ = 1;     // simulated seconds per trace second
@@ -45,6 +44,7 @@ class TraceReplay : public RequestSource {
   size_t index_ = 0;
   uint64_t pass_ = 0, next_id_ = 0;
   std::vector<PromptSegment> segments_;
+  SequenceHasher hasher_;
 };
 
 // Appends the segments of record `r` of pass `pass` to `out` (cleared first).

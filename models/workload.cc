@@ -53,7 +53,8 @@ WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed
       length_rng_(seed, "workload.lengths"),
       session_rng_(seed, "workload.sessions"),
       rag_rng_(seed, "workload.rag"),
-      no_prefix_rng_(seed, "workload.no_prefix") {
+      no_prefix_rng_(seed, "workload.no_prefix"),
+      hasher_(static_cast<uint32_t>(config.block_size_tokens)) {
   if (config_.drift.sigma > 0) {
     for (double s : shares_) log_weights_.push_back(s > 0 ? std::log(s) : -INFINITY);
   }
@@ -216,9 +217,7 @@ void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
     out->session = s.id;
     out->prompt_tokens = TotalTokens(s.history);
     out->output_tokens = s.output_tokens[t];
-    HashSequenceBlocks(s.history, OutputSegment(s, t),
-                       static_cast<uint32_t>(config_.block_size_tokens), &out->block_hashes,
-                       &out->output_block_hashes);
+    hasher_.Hash(s.history, OutputSegment(s, t), &out->block_hashes, &out->output_block_hashes);
     emitted_slot_ = slot;
     emitted_segments_ = static_cast<uint32_t>(s.history.size());
   }

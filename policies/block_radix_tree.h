@@ -1,23 +1,27 @@
 // SGLang's approximate radix tree (sgl-router tree.rs; policies.md §1), over
-// prompt blocks instead of characters: a node is one chained block hash, and
-// since a chained hash fixes its whole prefix, the tree needs no explicit
-// edges — a set of hashes closed under prefixes is a tree. Each tenant
-// (replica) owns such a prefix-closed set with a last-access time per block;
-// the shared tree is their union, kept as a count of owners per block.
+// prompt blocks instead of characters. Each tenant (replica) owns a
+// prefix-closed set of blocks with a last-access time per block; the shared
+// tree is their union.
 //
 // Invariants: a tenant's set is prefix-closed, and a block's time is never
 // later than its parent's (every access refreshes the whole path from the
 // root), so evicting the tenant's oldest blocks, deepest first on equal
 // times, removes leaves only — tree.rs's leaf min-heap, one tenant at a time.
 // Sizes count blocks per tenant where tree.rs counts characters.
+//
+// Kept on runs (replica_run_index.h), as tree.rs keeps its nodes: a tenant's
+// entry on a node holds the node's first blocks [0, hi), all with one time,
+// since a node is split wherever an access ends inside it. A match, an insert
+// and a refresh cost O(nodes on the path + entries read), an eviction round
+// O(entries log entries) per tenant over its limit.
 #ifndef KVROUTE_POLICIES_BLOCK_RADIX_TREE_H_
 #define KVROUTE_POLICIES_BLOCK_RADIX_TREE_H_
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <vector>
 
+#include "policies/replica_run_index.h"
 #include "sim/core/time.h"
 
 namespace kvroute::policies {
@@ -54,25 +58,26 @@ class BlockRadixTree {
   // least recently used leaves until it owns `max_blocks`.
   void EvictBySize(uint32_t max_blocks);
 
-  uint32_t TenantSize(uint32_t tenant) const {
-    return static_cast<uint32_t>(owned_[tenant].size());
-  }
+  uint32_t TenantSize(uint32_t tenant) const { return size_[tenant]; }
 
  private:
-  struct Owned {
-    sim::Time touched = 0;
-    uint32_t depth = 0;  // 1 for a prompt's first block
-  };
-  void Release(uint64_t hash);
+  // Evicts the tenant's `excess` first blocks in the order (time ascending,
+  // depth descending, hash ascending).
+  void Evict(uint32_t tenant, uint32_t excess);
 
-  std::vector<std::unordered_map<uint64_t, Owned>> owned_;  // per tenant
-  std::unordered_map<uint64_t, uint32_t> owners_;           // union: block -> tenant count
-  struct Victim {
-    sim::Time touched;
-    uint32_t depth;
-    uint64_t hash;
+  ReplicaRunIndex index_;
+  std::vector<uint32_t> size_;  // blocks per tenant
+  struct Candidate {
+    sim::Time time;
+    uint32_t entry;
+    bool keeps_depth;  // of a partly evicted group: keeps its block at the cut depth
   };
-  std::vector<Victim> scratch_;
+  struct Tie {
+    uint64_t hash;
+    uint32_t candidate;  // index into scratch_
+  };
+  std::vector<Candidate> scratch_;
+  std::vector<Tie> ties_;
 };
 
 }  // namespace kvroute::policies

@@ -26,6 +26,16 @@ CostEstimator::CostEstimator(const PolicyContext& ctx)
 }
 
 double CostEstimator::PrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const {
+  for (const Remembered& r : remembered_) {
+    if (r.seconds >= 0 && r.prompt_tokens == prompt_tokens && r.hit_tokens == hit_tokens)
+      return r.seconds;
+  }
+  const double seconds = ComputePrefillSeconds(prompt_tokens, hit_tokens);
+  remembered_[next_remembered_++ % 4] = {prompt_tokens, hit_tokens, seconds};
+  return seconds;
+}
+
+double CostEstimator::ComputePrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const {
   int64_t done = std::min<int64_t>(hit_tokens, prompt_tokens > 0 ? prompt_tokens - 1 : 0);
   double seconds = 0;
   while (done < prompt_tokens) {
@@ -59,6 +69,19 @@ uint32_t ExactHitTokens(const ClusterView& view, uint32_t replica, const models:
   uint64_t blocks = view.cache->CachedPrefixBlocks(replica, request.block_hashes);
   return static_cast<uint32_t>(
       std::min<uint64_t>(blocks * static_cast<uint64_t>(block_size), request.prompt_tokens - 1));
+}
+
+void ExactHitTokensAll(const ClusterView& view, const models::Request& request, int block_size,
+                       std::span<uint32_t> out) {
+  if (view.cache == nullptr || request.prompt_tokens == 0) {
+    std::fill(out.begin(), out.end(), 0);
+    return;
+  }
+  view.cache->CachedPrefixBlocksAll(request.block_hashes, out);
+  for (uint32_t& hit : out) {
+    hit = static_cast<uint32_t>(std::min<uint64_t>(
+        uint64_t{hit} * static_cast<uint64_t>(block_size), request.prompt_tokens - 1));
+  }
 }
 
 }  // namespace kvroute::policies

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include "models/cost_model.h"
 #include "models/replica_load.h"
@@ -39,17 +40,31 @@ class CostEstimator {
   double prefill_seconds_per_token() const { return prefill_seconds_per_token_; }
 
  private:
+  double ComputePrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const;
+
   std::unique_ptr<models::CostModel> owned_;  // when the context gives none
   const models::CostModel* model_;
   int64_t budget_;
   int block_size_;
   double prefill_seconds_per_token_;
+  // The last few PrefillSeconds answers: a policy prices one prompt on every
+  // replica, and the replicas' hits take few values.
+  struct Remembered {
+    uint32_t prompt_tokens = 0, hit_tokens = 0;
+    double seconds = -1;  // -1: empty
+  };
+  mutable Remembered remembered_[4];
+  mutable uint32_t next_remembered_ = 0;
 };
 
 // Prompt tokens of `request` cached on `replica` per the view's cache oracle
 // (0 when the view offers none), capped so the last prompt token is computed.
 uint32_t ExactHitTokens(const ClusterView& view, uint32_t replica, const models::Request& request,
                         int block_size);
+// ExactHitTokens of every replica of the view at once, out[r] for replica r.
+// REQUIRES: out.size() == view.size().
+void ExactHitTokensAll(const ClusterView& view, const models::Request& request, int block_size,
+                       std::span<uint32_t> out);
 
 }  // namespace kvroute::policies
 

@@ -10,6 +10,7 @@
 // caches); with `router` the router indexes its own decisions with a TTL
 // (--no-kv-events, router_ttl_secs). The tree-size tie-break of the original
 // is replaced by the uniform one that follows it.
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -33,6 +34,7 @@ class DynamoKvPolicy : public Policy {
         rng_(ctx.seed, "policy.dynamo_kv"),
         active_blocks_(ctx.num_replicas, 0),
         logits_(ctx.num_replicas),
+        overlaps_(ctx.num_replicas),
         scratch_(ctx.num_replicas) {
     if (params.Get("cache_state") == 1) {
       index_.emplace(
@@ -44,12 +46,19 @@ class DynamoKvPolicy : public Policy {
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
     const double request_blocks = RequestBlocks(request);
+    if (index_) {
+      index_->Depths(request.block_hashes, view.now, overlaps_);
+    } else if (view.cache != nullptr) {
+      view.cache->CachedPrefixBlocksAll(request.block_hashes, overlaps_);
+    } else {
+      std::fill(overlaps_.begin(), overlaps_.end(), 0);
+    }
     for (uint32_t w = 0; w < view.size(); ++w) {
       if (!view.healthy(w)) {
         logits_[w] = std::numeric_limits<double>::infinity();
         continue;
       }
-      double overlap = Overlap(w, request, view);
+      const double overlap = overlaps_[w];
       double prefill_tokens = static_cast<double>(view.replicas[w].prefill_tokens) +
                               (request.prompt_tokens - overlap * block_);
       double decode_blocks = static_cast<double>(active_blocks_[w]) + (request_blocks - overlap);
@@ -72,12 +81,6 @@ class DynamoKvPolicy : public Policy {
     return static_cast<double>((request.prompt_tokens + block_ - 1) / block_);
   }
 
-  double Overlap(uint32_t w, const models::Request& request, const ClusterView& view) const {
-    if (index_) return index_->Depth(w, request.block_hashes, view.now);
-    if (view.cache == nullptr) return 0;
-    return view.cache->CachedPrefixBlocks(w, request.block_hashes);
-  }
-
   double weight_;
   double temperature_;
   uint32_t block_;
@@ -85,6 +88,7 @@ class DynamoKvPolicy : public Policy {
   std::optional<RouterPrefixIndex> index_;  // only with cache_state: router
   std::vector<uint64_t> active_blocks_;
   std::vector<double> logits_;
+  std::vector<uint32_t> overlaps_;  // per worker: cached prefix blocks of this request
   std::vector<double> scratch_;
 };
 

@@ -24,15 +24,17 @@ class FlexLbPolicy : public Policy {
         estimator_(ctx),
         rng_(ctx.seed, "policy.flexlb"),
         endpoints_(ctx.num_replicas),
-        candidates_(ctx.num_replicas) {}
+        candidates_(ctx.num_replicas),
+        hits_(ctx.num_replicas) {}
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
+    ExactHitTokensAll(view, request, estimator_.block_size(), hits_);
     for (uint32_t r = 0; r < view.size(); ++r) {
       FlexLbEndpoint& e = endpoints_[r];
       e.available = view.healthy(r);
       if (!e.available) continue;
       const models::ReplicaLoad& load = view.replicas[r];
-      uint32_t hit = ExactHitTokens(view, r, request, estimator_.block_size());
+      const uint32_t hit = hits_[r];
       e.wait_ms = 1000 * estimator_.QueuedPrefillSeconds(load);
       e.cost_ms = e.wait_ms + 1000 * estimator_.PrefillSeconds(request.prompt_tokens, hit);
       e.pending = load.waiting;
@@ -51,6 +53,7 @@ class FlexLbPolicy : public Policy {
   sim::RandomStream rng_;
   std::vector<FlexLbEndpoint> endpoints_;
   std::vector<uint8_t> candidates_;
+  std::vector<uint32_t> hits_;  // per replica, this request's cached prompt tokens
 };
 
 }  // namespace

@@ -48,8 +48,10 @@ class LlmdPolicy : public Policy {
     }
     LlmdQueueScores(queue_, eligible_, queue_scores_);
     if (precise_) {
-      for (uint32_t e = 0; e < view.size(); ++e) {
-        matched_[e] = view.cache != nullptr ? view.cache->CachedPrefixBlocks(e, chain) : 0;
+      if (view.cache != nullptr) {
+        view.cache->CachedPrefixBlocksAll(chain, matched_);
+      } else {
+        std::fill(matched_.begin(), matched_.end(), 0);
       }
     } else {
       index_.WalkCounts(chain, view.now, matched_);

@@ -1,6 +1,8 @@
 // The median of the last `capacity` samples (Preble's per-GPU TPOT record:
 // deque(maxlen=200) seeded with 0.15 s, read through np.median; policies.md
-// §5). The median is recomputed only after a push, at the first read.
+// §5). Preble's router reads every replica's median for each request, so the
+// window is also kept sorted (a push moves at most `capacity` samples; no
+// selection per read). REQUIRES of every sample: not NaN.
 #ifndef KVROUTE_POLICIES_MEDIAN_WINDOW_H_
 #define KVROUTE_POLICIES_MEDIAN_WINDOW_H_
 
@@ -15,6 +17,7 @@ class MedianWindow {
   // REQUIRES: capacity >= 1.
   MedianWindow(size_t capacity, double seed) : capacity_(capacity) {
     samples_.reserve(capacity);
+    sorted_.reserve(capacity);
     Push(seed);
   }
 
@@ -22,33 +25,26 @@ class MedianWindow {
     if (samples_.size() < capacity_) {
       samples_.push_back(sample);
     } else {
+      // The oldest sample leaves: one sample equal to it leaves the sorted copy.
+      sorted_.erase(std::lower_bound(sorted_.begin(), sorted_.end(), samples_[next_]));
       samples_[next_] = sample;
       next_ = (next_ + 1) % capacity_;
     }
-    stale_ = true;
+    sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), sample), sample);
   }
 
   // np.median: the middle sample, or the mean of the two middle ones.
   double Median() const {
-    if (!stale_) return median_;
-    scratch_.assign(samples_.begin(), samples_.end());
-    const size_t mid = scratch_.size() / 2;
-    std::nth_element(scratch_.begin(), scratch_.begin() + mid, scratch_.end());
-    median_ = scratch_[mid];
-    if (scratch_.size() % 2 == 0) {
-      median_ = (median_ + *std::max_element(scratch_.begin(), scratch_.begin() + mid)) / 2;
-    }
-    stale_ = false;
-    return median_;
+    const size_t mid = sorted_.size() / 2;
+    if (sorted_.size() % 2 == 1) return sorted_[mid];
+    return (sorted_[mid] + sorted_[mid - 1]) / 2;
   }
 
  private:
   size_t capacity_;
-  size_t next_ = 0;  // the oldest sample once full
-  std::vector<double> samples_;
-  mutable std::vector<double> scratch_;
-  mutable double median_ = 0;
-  mutable bool stale_ = true;
+  size_t next_ = 0;              // the oldest sample once full
+  std::vector<double> samples_;  // in arrival order, a ring once full
+  std::vector<double> sorted_;   // the same samples, ascending
 };
 
 }  // namespace kvroute::policies

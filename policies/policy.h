@@ -28,6 +28,12 @@ class CacheOracle {
   virtual ~CacheOracle() = default;
   // Leading blocks of `chain` (chained block hashes) cached on `replica`.
   virtual uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const = 0;
+  // CachedPrefixBlocks of every replica, out[r] for replica r: policies that
+  // ask about all replicas ask once. REQUIRES: out.size() == replicas.
+  virtual void CachedPrefixBlocksAll(std::span<const uint64_t> chain,
+                                     std::span<uint32_t> out) const {
+    for (uint32_t r = 0; r < out.size(); ++r) out[r] = CachedPrefixBlocks(r, chain);
+  }
 };
 
 // Read-only access to the requests queued on each replica, for policies that

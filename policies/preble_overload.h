@@ -4,6 +4,16 @@
 // the mean TTFT of the window's second half is at least `factor` times the
 // mean of its first half, both halves non-empty. Rebalancing replicates a hot
 // node only when its GPU is overloaded this way (prefix autoscaling).
+//
+// Rebalancing asks after almost every routed request, and a hot pair's window
+// holds thousands of points. Each point keeps the running sum of the pair's
+// TTFTs before it, in long double, so the halves' means are known at once to
+// within a bound on that sum's rounding; when the answer is clear of the
+// bound plus the rounding of the full scan, that is the answer. Otherwise
+// the halves are summed left to right as the full scan does, the sums kept
+// between questions and only extended while their ends move forward (the
+// same additions in the same order), so the answers are bit for bit those of
+// the full scan.
 #ifndef KVROUTE_POLICIES_PREBLE_OVERLOAD_H_
 #define KVROUTE_POLICIES_PREBLE_OVERLOAD_H_
 
@@ -33,12 +43,32 @@ class TtftOverloadDetector {
   struct Point {
     sim::Time time;
     double ttft_s;
+    long double before;  // the pair's TTFTs added before this point, summed
   };
+  // One pair's points, oldest first, and the two halves' sums as last
+  // asked, over points [first_begin, second_begin) and [second_begin,
+  // second_end) counted from the first point ever added.
+  struct Series {
+    sim::RingDeque<Point> points;
+    uint64_t dropped = 0;  // points popped from the front
+    uint64_t first_begin = 0, second_begin = 0, second_end = 0;
+    double first = 0, second = 0;
+    long double total = 0;  // every TTFT ever added, summed in order
+    uint64_t added = 0;
+    // Where the window's start and middle were last found: questions come
+    // at times that never go back, so the next search walks on from there.
+    uint64_t begin_hint = 0, middle_hint = 0;
+  };
+  // The answer from the running sums, or -1 when they cannot tell.
+  int Estimate(const Series& s, uint64_t begin, uint64_t middle, uint64_t end) const;
+  // Index, counted from the first point ever added, of the first point at
+  // or after `t`; `hint` is where the last search for an earlier time ended.
+  static uint64_t FirstAtOrAfter(const Series& s, sim::Time t, uint64_t* hint);
   static uint64_t Key(uint32_t node, uint32_t gpu) { return (uint64_t{node} << 32) | gpu; }
 
   sim::Time window_;
   double factor_;
-  std::unordered_map<uint64_t, sim::RingDeque<Point>> series_;
+  mutable std::unordered_map<uint64_t, Series> series_;
 };
 
 }  // namespace kvroute::policies

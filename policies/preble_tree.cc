@@ -3,66 +3,45 @@
 #include <algorithm>
 #include <cassert>
 
-// Invariants: every node but the root has a non-empty run; a node's context
-// is its parent's plus its run's length; starts_ maps the first block of
-// every non-root node, and only those, to the node.
+// Invariants: nodes are never removed, so runs_ numbers them in creation
+// order as nodes_ does, the root 0.
 
 namespace kvroute::policies {
 
 PrebleTree::PrebleTree() { nodes_.emplace_back(); }
 
-uint32_t PrebleTree::NewNode(uint32_t parent, std::span<const uint64_t> run) {
-  const uint32_t id = static_cast<uint32_t>(nodes_.size());
+uint32_t PrebleTree::NewNode(uint32_t parent, models::BlockChain chain, uint32_t from) {
+  const uint32_t id = runs_.AddChild(parent, chain, from, chain.size());
   nodes_.emplace_back();
-  Node& node = nodes_.back();
-  node.parent = parent;
-  node.context = nodes_[parent].context + static_cast<uint32_t>(run.size());
-  node.run.assign(run.begin(), run.end());
-  node.written = ++clock_;  // empty, and unaffected by earlier moves above it
+  nodes_[id].written = ++clock_;  // empty, and unaffected by earlier moves above it
   nodes_[parent].children.push_back(id);
-  starts_.emplace(run.front(), id);
   return id;
 }
 
 // LPRadixCache._split_node: the new parent keeps the first `keep` blocks and
 // copies the child's allocation and reference counts.
 uint32_t PrebleTree::SplitNode(uint32_t child, uint32_t keep) {
-  const uint32_t up = nodes_[child].parent;
-  const uint32_t id = static_cast<uint32_t>(nodes_.size());
+  const uint32_t up = runs_.parent(child);
+  const uint32_t id = runs_.Split(child, keep);
   nodes_.emplace_back();
-  Node& node = nodes_.back();
-  Node& old = nodes_[child];
-  node.parent = up;
-  node.context = nodes_[up].context + keep;
-  node.run.assign(old.run.begin(), old.run.begin() + keep);
+  Node& node = nodes_[id];
+  const Node& old = nodes_[child];
   node.children.push_back(child);
   node.allocation = old.allocation;  // with its time, so it resolves as the child does
   node.written = old.written;
   node.refs = old.refs;
-  old.run.erase(old.run.begin(), old.run.begin() + keep);
-  old.parent = id;
   std::replace(nodes_[up].children.begin(), nodes_[up].children.end(), child, id);
-  starts_[node.run.front()] = id;
-  starts_.emplace(old.run.front(), child);
   return id;
 }
 
-uint32_t PrebleTree::MatchRun(uint32_t node, std::span<const uint64_t> chain) const {
-  const std::vector<uint64_t>& run = nodes_[node].run;
-  const size_t limit = std::min(run.size(), chain.size());
-  uint32_t k = 0;
-  while (k < limit && run[k] == chain[k]) ++k;
-  return k;
-}
-
 uint32_t PrebleTree::Insert(std::span<const uint64_t> chain, std::vector<Split>* splits) {
+  const models::BlockChain run_chain(chain);
   uint32_t node = kRoot;
-  size_t pos = 0;
-  while (pos < chain.size()) {
-    auto it = starts_.find(chain[pos]);
-    if (it == starts_.end()) return NewNode(node, chain.subspan(pos));
-    const uint32_t child = it->second;
-    const uint32_t matched = MatchRun(child, chain.subspan(pos));
+  uint32_t pos = 0;
+  while (pos < run_chain.size()) {
+    const uint32_t child = runs_.Child(chain[pos]);
+    if (child == models::BlockRunTree::kNone) return NewNode(node, run_chain, pos);
+    const uint32_t matched = runs_.MatchRun(child, run_chain, pos, run_chain.size());
     pos += matched;
     if (matched == blocks(child)) {
       node = child;
@@ -75,15 +54,16 @@ uint32_t PrebleTree::Insert(std::span<const uint64_t> chain, std::vector<Split>*
 }
 
 uint32_t PrebleTree::Find(std::span<const uint64_t> chain) const {
+  const models::BlockChain run_chain(chain);
   uint32_t node = kRoot;
-  size_t pos = 0;
-  while (pos < chain.size()) {
-    auto it = starts_.find(chain[pos]);
-    if (it == starts_.end()) return kNone;
-    const uint32_t matched = MatchRun(it->second, chain.subspan(pos));
-    if (matched != blocks(it->second)) return kNone;
+  uint32_t pos = 0;
+  while (pos < run_chain.size()) {
+    const uint32_t child = runs_.Child(chain[pos]);
+    if (child == models::BlockRunTree::kNone) return kNone;
+    const uint32_t matched = runs_.MatchRun(child, run_chain, pos, run_chain.size());
+    if (matched != blocks(child)) return kNone;
     pos += matched;
-    node = it->second;
+    node = child;
   }
   return node;
 }
@@ -94,7 +74,7 @@ std::span<const uint32_t> PrebleTree::allocation(uint32_t node) const {
   const Node& self = nodes_[node];
   uint64_t latest = self.written;
   const uint32_t* gpu = nullptr;
-  for (uint32_t a = self.parent; a != kNone; a = nodes_[a].parent) {
+  for (uint32_t a = parent(node); a != kNone; a = parent(a)) {
     if (nodes_[a].moved > latest) {
       latest = nodes_[a].moved;
       gpu = &nodes_[a].moved_to;

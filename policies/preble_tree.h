@@ -8,18 +8,21 @@
 // routed under the node; the move is recorded on the node and its
 // descendants read it lazily, so a move costs O(1) instead of O(subtree).
 //
-// A chained hash fixes its whole prefix, so the block that starts a node
-// identifies it: one map from a node's first block to the node replaces the
-// per-node child maps. Token counts are whole blocks; a prompt's partial last
-// block is not cacheable and is not in the tree.
+// The runs are models::BlockRunTree's (the structure of the caches and the
+// other routers' indexes): a chained hash fixes its whole prefix, so the
+// block that starts a node identifies it and one map from first blocks to
+// nodes replaces the per-node child maps, and a split costs O(1). Token counts
+// are whole blocks; a prompt's partial last block is not cacheable and is not
+// in the tree.
 #ifndef KVROUTE_POLICIES_PREBLE_TREE_H_
 #define KVROUTE_POLICIES_PREBLE_TREE_H_
 
 #include <cstdint>
 #include <span>
-#include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include "models/block_run_tree.h"
 
 namespace kvroute::policies {
 
@@ -45,11 +48,11 @@ class PrebleTree {
   // LPRadixCache.find_node: the node whose path is exactly `chain`, or kNone.
   uint32_t Find(std::span<const uint64_t> chain) const;
 
-  uint32_t parent(uint32_t node) const { return nodes_[node].parent; }
+  uint32_t parent(uint32_t node) const { return runs_.parent(node); }
   const std::vector<uint32_t>& children(uint32_t node) const { return nodes_[node].children; }
   // Preble's num_tokens, context_length and context_so_far, in blocks.
-  uint32_t blocks(uint32_t node) const { return static_cast<uint32_t>(nodes_[node].run.size()); }
-  uint32_t context_blocks(uint32_t node) const { return nodes_[node].context; }
+  uint32_t blocks(uint32_t node) const { return runs_.length(node); }
+  uint32_t context_blocks(uint32_t node) const { return runs_.end_depth(node); }
   uint32_t context_so_far(uint32_t node) const { return context_blocks(node) - blocks(node); }
   // is_large_node: the node holds more tokens than all its ancestors together.
   bool large(uint32_t node) const { return blocks(node) > context_so_far(node); }
@@ -72,9 +75,6 @@ class PrebleTree {
 
  private:
   struct Node {
-    uint32_t parent = kNone;
-    uint32_t context = 0;       // blocks from the root through this node
-    std::vector<uint64_t> run;  // this node's blocks (chained hashes)
     std::vector<uint32_t> children;
     std::vector<uint32_t> allocation;  // as last written, at `written`
     uint64_t written = 0;
@@ -83,14 +83,12 @@ class PrebleTree {
     std::vector<std::pair<uint32_t, uint32_t>> refs;  // (gpu, count > 0)
   };
 
-  uint32_t NewNode(uint32_t parent, std::span<const uint64_t> run);
+  uint32_t NewNode(uint32_t parent, models::BlockChain chain, uint32_t from);
   uint32_t SplitNode(uint32_t child, uint32_t keep);
-  // Leading blocks of `chain` that match node's run.
-  uint32_t MatchRun(uint32_t node, std::span<const uint64_t> chain) const;
 
+  models::BlockRunTree runs_;  // the tree's shape and runs; ids index nodes_
   std::vector<Node> nodes_;
-  uint64_t clock_ = 0;                             // orders allocation writes and moves
-  std::unordered_map<uint64_t, uint32_t> starts_;  // a node's first block -> node
+  uint64_t clock_ = 0;  // orders allocation writes and moves
 };
 
 }  // namespace kvroute::policies

@@ -1,36 +1,137 @@
 #include "policies/router_prefix_index.h"
 
+#include <algorithm>
+#include <cassert>
+
 namespace kvroute::policies {
 
-RouterPrefixIndex::RouterPrefixIndex(uint32_t replicas, uint32_t capacity_blocks, sim::Time ttl) {
-  lru_.reserve(replicas);
-  for (uint32_t r = 0; r < replicas; ++r) lru_.emplace_back(capacity_blocks, ttl);
+RouterPrefixIndex::RouterPrefixIndex(uint32_t replicas, uint32_t capacity_blocks, sim::Time ttl)
+    : index_(replicas), capacity_(capacity_blocks), ttl_(ttl), size_(replicas, 0) {
+  assert(capacity_blocks > 0);
 }
 
 void RouterPrefixIndex::Record(uint32_t replica, std::span<const uint64_t> chain, sim::Time now) {
-  for (uint64_t hash : chain) lru_[replica].Touch(hash, now);
+  if (chain.empty()) return;
+  // Expired entries go first, least recent first (as each touch of an LRU
+  // with a TTL begins); everything touched below is stamped `now`.
+  if (ttl_ > 0) {
+    for (uint32_t e = index_.ListHead(replica);
+         e != ReplicaRunIndex::kNone && now - index_.entry(e).time >= ttl_;
+         e = index_.ListHead(replica)) {
+      size_[replica] -= index_.entry(e).hi - index_.entry(e).lo;
+      index_.Remove(e);
+    }
+  }
+  uint32_t added = 0;
+  for (uint32_t node : index_.InsertPath(chain)) {
+    const uint32_t length = index_.tree().length(node);
+    const uint32_t e = index_.Find(node, replica);
+    if (e == ReplicaRunIndex::kNone) {
+      index_.Add(node, replica, 0, length, now);
+      added += length;
+      continue;
+    }
+    ReplicaRunIndex::Entry& x = index_.entry(e);
+    assert(x.hi == length);
+    added += x.lo;  // its evicted first blocks come back
+    x.lo = 0;
+    x.time = now;
+    index_.MoveToTail(e);
+  }
+  size_[replica] += added;
+  if (size_[replica] > capacity_) EvictLeastRecent(replica, size_[replica] - capacity_);
+}
+
+void RouterPrefixIndex::EvictLeastRecent(uint32_t replica, uint32_t blocks) {
+  while (blocks > 0) {
+    const uint32_t e = index_.ListHead(replica);
+    ReplicaRunIndex::Entry& x = index_.entry(e);
+    const uint32_t evicted = std::min(blocks, x.hi - x.lo);
+    x.lo += evicted;  // a run's first blocks are its least recent
+    size_[replica] -= evicted;
+    blocks -= evicted;
+    if (x.lo == x.hi) index_.Remove(e);
+  }
 }
 
 uint32_t RouterPrefixIndex::Depth(uint32_t replica, std::span<const uint64_t> chain,
                                   sim::Time now) const {
+  const models::BlockRunTree& tree = index_.tree();
+  const models::BlockChain blocks(chain);
+  const uint32_t n = blocks.size();
   uint32_t depth = 0;
-  while (depth < chain.size() && lru_[replica].Contains(chain[depth], now)) ++depth;
+  while (depth < n) {
+    const uint32_t node = tree.Child(chain[depth]);
+    if (node == models::BlockRunTree::kNone) break;
+    const uint32_t e = index_.Find(node, replica);
+    if (e == ReplicaRunIndex::kNone || !Live(e, now) || index_.entry(e).lo > 0) break;
+    const uint32_t matched = tree.MatchRun(node, blocks, depth, n);
+    depth += matched;
+    if (matched < tree.length(node)) break;
+  }
   return depth;
+}
+
+void RouterPrefixIndex::Depths(std::span<const uint64_t> chain, sim::Time now,
+                               std::span<uint32_t> depths) const {
+  std::fill(depths.begin(), depths.end(), 0);
+  const models::BlockRunTree& tree = index_.tree();
+  const models::BlockChain blocks(chain);
+  const uint32_t n = blocks.size();
+  uint32_t pos = 0;
+  while (pos < n) {
+    const uint32_t node = tree.Child(chain[pos]);
+    if (node == models::BlockRunTree::kNone) return;
+    const uint32_t matched = tree.MatchRun(node, blocks, pos, n);
+    bool any = false;
+    for (uint32_t e = index_.FirstOn(node); e != ReplicaRunIndex::kNone;
+         e = index_.entry(e).node_next) {
+      const ReplicaRunIndex::Entry& x = index_.entry(e);
+      if (x.lo == 0 && depths[x.replica] == pos && Live(e, now)) {
+        depths[x.replica] += matched;
+        any = true;
+      }
+    }
+    if (!any || matched < tree.length(node)) return;
+    pos += matched;
+  }
 }
 
 void RouterPrefixIndex::WalkCounts(std::span<const uint64_t> chain, sim::Time now,
                                    std::span<uint32_t> counts) const {
-  for (uint32_t& c : counts) c = 0;
-  for (uint64_t hash : chain) {
-    bool any = false;
-    for (size_t r = 0; r < lru_.size(); ++r) {
-      if (lru_[r].Contains(hash, now)) {
-        ++counts[r];
-        any = true;
-      }
+  std::fill(counts.begin(), counts.end(), 0);
+  const models::BlockRunTree& tree = index_.tree();
+  const models::BlockChain blocks(chain);
+  const uint32_t n = blocks.size();
+  uint32_t pos = 0;
+  while (pos < n) {
+    const uint32_t node = tree.Child(chain[pos]);
+    if (node == models::BlockRunTree::kNone) return;
+    const uint32_t matched = tree.MatchRun(node, blocks, pos, n);
+    // Each replica holds a suffix [lo, length) of the node: the walk passes
+    // the node's first block only if some replica holds the whole node.
+    bool first_held = false;
+    for (uint32_t e = index_.FirstOn(node); e != ReplicaRunIndex::kNone;
+         e = index_.entry(e).node_next) {
+      if (index_.entry(e).lo == 0 && Live(e, now)) first_held = true;
     }
-    if (!any) return;
+    if (!first_held) return;
+    for (uint32_t e = index_.FirstOn(node); e != ReplicaRunIndex::kNone;
+         e = index_.entry(e).node_next) {
+      const ReplicaRunIndex::Entry& x = index_.entry(e);
+      if (matched > x.lo && Live(e, now)) counts[x.replica] += matched - x.lo;
+    }
+    if (matched < tree.length(node)) return;
+    pos += matched;
   }
+}
+
+void RouterPrefixIndex::Clear(uint32_t replica) {
+  for (uint32_t e = index_.ListHead(replica); e != ReplicaRunIndex::kNone;
+       e = index_.ListHead(replica)) {
+    index_.Remove(e);
+  }
+  size_[replica] = 0;
 }
 
 }  // namespace kvroute::policies

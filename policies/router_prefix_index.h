@@ -1,8 +1,20 @@
 // What a router that receives no KV events from the engines believes each
-// replica caches: the block hashes of the requests it routed there, one
-// BlockLru per replica (llm-d's approximate prefix index; Dynamo's router-side
-// index under --no-kv-events; policies.md §2-3). Blocks are recorded in prompt
-// order, as llm-d adds them, so the first blocks become least recent.
+// replica caches: the block hashes of the requests it routed there, in one LRU
+// of blocks per replica with a capacity and an optional time-to-live (llm-d's
+// approximate prefix index, one LRU per pod; Dynamo's router-side index under
+// --no-kv-events with router_ttl_secs; policies.md §2-3). Blocks are recorded
+// in prompt order, as llm-d adds them, so a prompt's first blocks become the
+// least recent and are evicted first: a replica may hold a prompt's later
+// blocks without its first ones.
+//
+// The LRUs are kept on runs (replica_run_index.h). An LRU of capacity C holds
+// exactly the C most recently touched distinct blocks (those older than the
+// TTL aside), so recording a chain of n blocks leaves the chain as the n most
+// recent, then the rest in their old order, cut at C: a replica's entry on a
+// node holds a suffix [lo, length) of the node's blocks (its first lo
+// evicted), and its entries on the replica's list are ordered least recent
+// first, each standing for its blocks in chain order. Record, Depth and
+// WalkCounts cost O(nodes on the chain's path + entries read or evicted).
 #ifndef KVROUTE_POLICIES_ROUTER_PREFIX_INDEX_H_
 #define KVROUTE_POLICIES_ROUTER_PREFIX_INDEX_H_
 
@@ -10,7 +22,8 @@
 #include <span>
 #include <vector>
 
-#include "policies/block_lru.h"
+#include "policies/replica_run_index.h"
+#include "sim/core/time.h"
 
 namespace kvroute::policies {
 
@@ -19,21 +32,37 @@ class RouterPrefixIndex {
   // `capacity_blocks` per replica; `ttl` 0 means no expiry.
   RouterPrefixIndex(uint32_t replicas, uint32_t capacity_blocks, sim::Time ttl);
 
+  // Touches the chain's blocks in order on `replica`'s LRU at `now`.
   void Record(uint32_t replica, std::span<const uint64_t> chain, sim::Time now);
 
   // Leading blocks of `chain` the index holds for `replica` (Dynamo's
   // find_matches depth for one worker).
   uint32_t Depth(uint32_t replica, std::span<const uint64_t> chain, sim::Time now) const;
 
+  // Depth for every replica at once. REQUIRES: depths.size() == replicas.
+  void Depths(std::span<const uint64_t> chain, sim::Time now, std::span<uint32_t> depths) const;
+
   // llm-d's match: for each block in order, the replicas holding it each count
   // one; the walk stops at the first block no replica holds. REQUIRES:
   // counts.size() == replicas; they are overwritten.
   void WalkCounts(std::span<const uint64_t> chain, sim::Time now, std::span<uint32_t> counts) const;
 
-  void Clear(uint32_t replica) { lru_[replica].Clear(); }
+  void Clear(uint32_t replica);
+
+  // Blocks held for `replica` (expired ones included until evicted).
+  uint32_t size(uint32_t replica) const { return size_[replica]; }
 
  private:
-  std::vector<BlockLru> lru_;
+  bool Live(uint32_t e, sim::Time now) const {
+    return ttl_ == 0 || now - index_.entry(e).time < ttl_;
+  }
+  // Evicts `blocks` blocks from the least recent end of `replica`'s LRU.
+  void EvictLeastRecent(uint32_t replica, uint32_t blocks);
+
+  ReplicaRunIndex index_;
+  uint32_t capacity_;
+  sim::Time ttl_;
+  std::vector<uint32_t> size_;  // blocks held, per replica
 };
 
 }  // namespace kvroute::policies

@@ -35,7 +35,8 @@ class SglangCacheAwarePolicy : public Policy {
         rel_threshold_(params.Get("balance_rel_threshold")),
         eviction_interval_(sim::FromSeconds(params.Get("eviction_interval_s"))),
         max_tree_blocks_(static_cast<uint32_t>(params.Get("max_tree_size"))),
-        in_flight_(ctx.num_replicas, 0) {
+        in_flight_(ctx.num_replicas, 0),
+        cached_(ctx.num_replicas) {
     if (params.Get("cache_state") == 0) tree_.emplace(ctx.num_replicas);
   }
 
@@ -88,12 +89,13 @@ class SglangCacheAwarePolicy : public Policy {
 
   // The deepest prefix cached on any replica; among replicas holding that
   // much, the one first in a per-prompt hashed order, as the tree's owner.
-  BlockRadixTree::Match ExactMatch(const models::Request& request, const ClusterView& view) const {
+  BlockRadixTree::Match ExactMatch(const models::Request& request, const ClusterView& view) {
     BlockRadixTree::Match match;
     if (view.cache == nullptr || request.block_hashes.empty()) return match;
     uint64_t best_rank = 0;
+    view.cache->CachedPrefixBlocksAll(request.block_hashes, cached_);
     for (uint32_t r = 0; r < view.size(); ++r) {
-      uint32_t blocks = view.cache->CachedPrefixBlocks(r, request.block_hashes);
+      const uint32_t blocks = cached_[r];
       if (blocks == 0) continue;
       uint64_t rank = sim::Combine(request.block_hashes[blocks - 1], r);
       if (blocks > match.blocks || (blocks == match.blocks && rank < best_rank)) {
@@ -119,6 +121,7 @@ class SglangCacheAwarePolicy : public Policy {
   sim::Time eviction_interval_;
   uint32_t max_tree_blocks_;
   std::vector<uint64_t> in_flight_;
+  std::vector<uint32_t> cached_;  // per replica, exact cached prefix blocks (cache_state: exact)
   std::optional<BlockRadixTree> tree_;  // only with cache_state: router
 };
 

@@ -21,13 +21,13 @@ class SoftmaxPolicy : public Policy {
         estimator_(ctx),
         rng_(ctx.seed, "policy.softmax"),
         costs_(ctx.num_replicas),
-        probabilities_(ctx.num_replicas) {}
+        probabilities_(ctx.num_replicas),
+        hits_(ctx.num_replicas) {}
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
+    ExactHitTokensAll(view, request, estimator_.block_size(), hits_);
     for (uint32_t r = 0; r < view.size(); ++r) {
-      costs_[r] = view.healthy(r) ? estimator_.PrefillSeconds(
-                                        request.prompt_tokens,
-                                        ExactHitTokens(view, r, request, estimator_.block_size())) +
+      costs_[r] = view.healthy(r) ? estimator_.PrefillSeconds(request.prompt_tokens, hits_[r]) +
                                         estimator_.QueuedPrefillSeconds(view.replicas[r])
                                   : std::numeric_limits<double>::infinity();
     }
@@ -41,6 +41,7 @@ class SoftmaxPolicy : public Policy {
   sim::RandomStream rng_;
   std::vector<double> costs_;
   std::vector<double> probabilities_;
+  std::vector<uint32_t> hits_;  // per replica, this request's cached prompt tokens
 };
 
 }  // namespace

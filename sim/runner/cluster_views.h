@@ -20,21 +20,40 @@ class ReplicaCacheOracle : public policies::CacheOracle {
   uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
     return replicas_[replica]->kv_cache().MatchPrefix(chain);
   }
+  void CachedPrefixBlocksAll(std::span<const uint64_t> chain,
+                             std::span<uint32_t> out) const override {
+    CachedPrefixBlocksOf(0, chain, out);
+  }
+  // Replicas offset .. offset + out.size() - 1, in lockstep (KvCache::MatchPrefixMany).
+  void CachedPrefixBlocksOf(uint32_t offset, std::span<const uint64_t> chain,
+                            std::span<uint32_t> out) const {
+    if (caches_.empty()) {
+      for (const auto& replica : replicas_) caches_.push_back(&replica->kv_cache());
+    }
+    models::KvCache::MatchPrefixMany(std::span(caches_).subspan(offset, out.size()), chain, out,
+                                     &scratch_);
+  }
 
  private:
   const std::vector<std::unique_ptr<models::Replica>>& replicas_;
+  mutable std::vector<const models::KvCache*> caches_;  // filled at the first use
+  mutable std::vector<uint32_t> scratch_;
 };
 
 class DeploymentCacheOracle : public policies::CacheOracle {
  public:
-  DeploymentCacheOracle(const policies::CacheOracle& all, uint32_t offset)
+  DeploymentCacheOracle(const ReplicaCacheOracle& all, uint32_t offset)
       : all_(all), offset_(offset) {}
   uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
     return all_.CachedPrefixBlocks(offset_ + replica, chain);
   }
+  void CachedPrefixBlocksAll(std::span<const uint64_t> chain,
+                             std::span<uint32_t> out) const override {
+    all_.CachedPrefixBlocksOf(offset_, chain, out);
+  }
 
  private:
-  const policies::CacheOracle& all_;
+  const ReplicaCacheOracle& all_;
   uint32_t offset_;
 };
 

@@ -30,7 +30,7 @@ struct Deployment {
 // (or its own). `arrivals`, `oracle`, `replicas` and `pool` must outlive them.
 std::vector<Deployment> MakeDeployments(
     const Scenario& scenario, const PointSpec& spec, const ArrivalDriver& arrivals,
-    const models::CostModel& cost_model, uint32_t kv_blocks, const policies::CacheOracle& oracle,
+    const models::CostModel& cost_model, uint32_t kv_blocks, const ReplicaCacheOracle& oracle,
     const std::vector<std::unique_ptr<models::Replica>>& replicas, const models::RequestPool& pool);
 
 }  // namespace kvroute::sim

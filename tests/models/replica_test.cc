@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/workload.h"
+#include "sim/core/hashing.h"
 
 namespace kvroute::models {
 namespace {

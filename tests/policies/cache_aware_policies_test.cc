@@ -6,7 +6,6 @@
 #include <set>
 #include <vector>
 
-#include "policies/block_lru.h"
 #include "policies/dynamo_selector.h"
 #include "policies/llmd_scorers.h"
 #include "policies/registry.h"
@@ -79,22 +78,6 @@ TEST(RouterPrefixIndexTest, LlmdApproximatePrefixMatch) {
   std::vector<uint32_t> counts(3);
   index.WalkCounts(Chain({'a', 'b'}), 0, counts);
   EXPECT_EQ(counts, (std::vector<uint32_t>{1, 0, 1}));
-}
-
-TEST(BlockLruTest, EvictsLeastRecentlyUsedAndExpires) {
-  BlockLru lru(2, 0);
-  lru.Touch(1, 0);
-  lru.Touch(2, 0);
-  lru.Touch(1, 0);  // 2 is now least recent
-  lru.Touch(3, 0);
-  EXPECT_TRUE(lru.Contains(1, 0));
-  EXPECT_FALSE(lru.Contains(2, 0));
-  EXPECT_TRUE(lru.Contains(3, 0));
-
-  BlockLru ttl(10, sim::FromSeconds(120));
-  ttl.Touch(7, 0);
-  EXPECT_TRUE(ttl.Contains(7, sim::FromSeconds(119)));
-  EXPECT_FALSE(ttl.Contains(7, sim::FromSeconds(120)));
 }
 
 // queuedepth/queue.go tests.

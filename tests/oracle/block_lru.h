@@ -1,10 +1,14 @@
+// The per-block original, kept as the oracle of the differential tests
+// (policies/router_prefix_index.h now works on runs of blocks and must answer exactly as this
+// does). Not used by the simulator.
+//
 // A bounded set of block hashes in least-recently-used order, with an optional
 // time-to-live: the per-worker index that routers without engine KV events keep
 // from their own routing decisions (llm-d's approximate prefix index, one LRU
 // per pod; Dynamo's router-side index with router_ttl_secs; policies.md §2-3).
 // Allocation happens once, at construction.
-#ifndef KVROUTE_POLICIES_BLOCK_LRU_H_
-#define KVROUTE_POLICIES_BLOCK_LRU_H_
+#ifndef KVROUTE_TESTS_ORACLE_BLOCK_LRU_H_
+#define KVROUTE_TESTS_ORACLE_BLOCK_LRU_H_
 
 #include <cstdint>
 #include <vector>
@@ -12,7 +16,7 @@
 #include "sim/core/flat_hash_index.h"
 #include "sim/core/time.h"
 
-namespace kvroute::policies {
+namespace kvroute::oracle {
 
 class BlockLru {
  public:
@@ -49,6 +53,6 @@ class BlockLru {
   sim::FlatHashIndex index_;              // key -> slot in nodes_
 };
 
-}  // namespace kvroute::policies
+}  // namespace kvroute::oracle
 
-#endif  // KVROUTE_POLICIES_BLOCK_LRU_H_
+#endif  // KVROUTE_TESTS_ORACLE_BLOCK_LRU_H_

@@ -1,8 +1,8 @@
-#include "policies/block_lru.h"
+#include "tests/oracle/block_lru.h"
 
 #include <cassert>
 
-namespace kvroute::policies {
+namespace kvroute::oracle {
 
 BlockLru::BlockLru(uint32_t capacity, sim::Time ttl)
     : ttl_(ttl), nodes_(capacity), index_(capacity) {
@@ -59,4 +59,4 @@ void BlockLru::EvictTail() {
   free_.push_back(slot);
 }
 
-}  // namespace kvroute::policies
+}  // namespace kvroute::oracle
