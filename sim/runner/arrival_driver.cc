@@ -14,7 +14,7 @@ double StageQps(const models::LoadStage& s) { return s.qps > 0 ? s.qps : 1.0; }
 
 ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed, double qps,
                              Time end)
-    : config_(config), seed_(seed), qps_(qps), end_(end) {
+    : config_(config), seed_(seed), end_(end) {
   const bool closed = config.closed_loop.enabled || config.closed_loop.clients > 0;
   if ((closed || config.sessions.closed_loop) && !config.stages.empty()) {
     throw std::invalid_argument("closed-loop clients and load stages cannot be combined");

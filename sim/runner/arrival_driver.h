@@ -79,7 +79,6 @@ class ArrivalDriver {
 
   models::WorkloadConfig config_;
   uint64_t seed_;
-  double qps_;
   Time end_;
   Mode mode_ = Mode::kOpen;
   std::unique_ptr<models::RequestSource> source_;
