@@ -93,6 +93,8 @@ struct Scenario {
   enum class HitEstimate { kExact, kRouter };
   HitEstimate deployment_hit_estimate = HitEstimate::kExact;
   double series_interval_s = 10;  // bucket of the per-deployment time series, s
+  // Price of one GPU-hour, US dollars; 0: the GPU file's (models/gpus/*.yaml).
+  double usd_per_gpu_hour = 0;
 
   models::WorkloadConfig workload;
   std::vector<PolicySpec> policies;
@@ -114,6 +116,11 @@ struct Scenario {
     return n;
   }
   std::vector<uint64_t> SeedList() const;
+  // The price of one GPU-hour the cost reports use: cluster.usd_per_gpu_hour,
+  // else the GPU file's; 0 when neither gives one.
+  double UsdPerGpuHour() const {
+    return usd_per_gpu_hour > 0 ? usd_per_gpu_hour : resolved_profile.gpu.usd_per_gpu_hour;
+  }
 };
 
 }  // namespace kvroute::sim
