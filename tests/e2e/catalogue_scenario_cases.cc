@@ -32,15 +32,15 @@ std::vector<MalformedInput> ScenarioCases() {
       // The price of a GPU-hour (issue 15).
       ScenarioCase("MisspelledPriceKey", "  profile: h100-llama3.1-8b-bf16",
                    "  profile: h100-llama3.1-8b-bf16\n  usd_per_gpu_hr: 2",
-                   {"s.yaml:7: key 'cluster.usd_per_gpu_hr': unknown key",
+                   {"s.yaml:8: key 'cluster.usd_per_gpu_hr': unknown key",
                     "did you mean 'usd_per_gpu_hour'?"}),
       ScenarioCase("NegativePrice", "  profile: h100-llama3.1-8b-bf16",
                    "  profile: h100-llama3.1-8b-bf16\n  usd_per_gpu_hour: -2",
-                   {"s.yaml:7: key 'cluster.usd_per_gpu_hour'"}),
+                   {"s.yaml:8: key 'cluster.usd_per_gpu_hour': must be in [0, "}),
       ScenarioCase(
           "DuplicatePrice", "  profile: h100-llama3.1-8b-bf16",
           "  profile: h100-llama3.1-8b-bf16\n  usd_per_gpu_hour: 2\n  usd_per_gpu_hour: 3",
-          {"s.yaml:8: key 'cluster.usd_per_gpu_hour': duplicate key (first given on line 7)"}),
+          {"s.yaml:9: key 'cluster.usd_per_gpu_hour': duplicate key (first given on line 8)"}),
       ScenarioCase("DuplicateTopKey", "seeds: 1", "seeds: 1\nseeds: 2",
                    {"s.yaml:4: key 'seeds': duplicate key (first given on line 3)"}),
       ScenarioCase("DuplicateKeyInFlowMap", "{name: main, replicas: 2",

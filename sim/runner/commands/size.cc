@@ -27,8 +27,7 @@ std::vector<Scenario> LoadCandidates(const po::variables_map& vm) {
   std::vector<Scenario> candidates;
   if (names.empty()) candidates.push_back(given);
   for (const std::string& name : names) {
-    if (name.empty())
-      throw UsageError("--profiles: an empty name in '" + TextOr(vm, "profiles") + "'");
+    if (name.empty()) throw UsageError("--profile: the value is empty");
     std::vector<std::string> overrides;
     if (vm.count("set")) overrides = vm["set"].as<std::vector<std::string>>();
     overrides.push_back("cluster.profile=" + name);
