@@ -1,5 +1,6 @@
 #include "sim/runner/fleet_report.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace kvroute::sim {
@@ -38,6 +39,32 @@ std::string FleetCostLine(const Scenario& s) {
     line += "; " + PriceSource(s);
   }
   return line;
+}
+
+void PrintFleetChanges(const Scenario& s, const analysis::PointResult& r, std::ostream& out) {
+  for (uint32_t d = 0; d < s.deployments.size(); ++d) {
+    if (!s.deployments[d].autoscale) continue;
+    const std::string prefix = "autoscale." + s.deployments[d].name + ".";
+    auto stat = [&](const char* name) {
+      for (const auto& [key, value] : r.policy_stats) {
+        if (key == prefix + name) return value;
+      }
+      return std::nan("");
+    };
+    char text[320];
+    std::snprintf(text, sizeof text,
+                  "  autoscale %s: %.2f replicas billed on average, %.3g GPU-hours, $%.2f over "
+                  "the measured window; %.0f added, %.0f removed\n",
+                  s.deployments[d].name.c_str(), stat("mean_replicas"), stat("gpu_hours"),
+                  stat("usd"), stat("scale_ups"), stat("scale_downs"));
+    out << text << "  changes (s: requested/serving/billed):";
+    for (const analysis::FleetChange& c : r.fleet_changes) {
+      if (c.deployment != d) continue;
+      std::snprintf(text, sizeof text, " %g: %u/%u/%u", c.at_s, c.requested, c.serving, c.billed);
+      out << text;
+    }
+    out << "\n";
+  }
 }
 
 }  // namespace kvroute::sim

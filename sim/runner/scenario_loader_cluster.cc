@@ -112,6 +112,7 @@ void ParseDeployments(YamlMap& cluster, Scenario* s) {
     if (YAML::Node policy = d.Take("policy"); policy.IsDefined()) {
       spec.policy = ParsePolicyEntry(d, policy, d.Child("policy"));
     }
+    if (d.Take("autoscale").IsDefined()) spec.autoscale = ParseAutoscale(d, spec.replicas);
     d.Finish();
     for (const DeploymentSpec& other : s->deployments) {
       if (other.name == spec.name) {
@@ -203,7 +204,9 @@ const YamlKeyTable& DeploymentKeys() {
        NestedKey("schedule", YamlType::kList, "none",
                  "list of {at_s, weight} steps, at_s strictly increasing (a canary rollout)"),
        NestedKey("policy", YamlType::kMap, "the point's policy",
-                 "its own policy, a name or {name, param: value}")}};
+                 "its own policy, a name or {name, param: value}"),
+       NestedKey("autoscale", YamlType::kMap, "none: a fixed fleet",
+                 "a horizontal autoscaler; `replicas` is then the most it may run")}};
   return table;
 }
 
