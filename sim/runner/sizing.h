@@ -60,6 +60,22 @@ FleetEvaluation EvaluateFleet(const Scenario& candidate, size_t index, uint32_t 
 const FleetEvaluation* FindEvaluation(const SizingReport& report, size_t candidate,
                                       uint32_t replicas);
 
+// The inverse of sizing: for each candidate, as many replicas as
+// `usd_per_hour` buys, and the highest load they sustain within the SLOs,
+// bisected between the lowest and the highest load of the scenario's sweep
+// until the bracket is at most `precision_qps` wide.
+struct BudgetLoad {
+  size_t candidate = 0;
+  uint32_t replicas = 0;    // 0: the budget buys none
+  double meets_qps = 0;     // the highest load found to meet the SLOs
+  double misses_qps = 0;    // the lowest load found to miss them; 0: none tried does
+  bool below_grid = false;  // even the sweep's lowest load misses
+  std::vector<FleetEvaluation> evaluations;  // every load simulated, in order
+};
+std::vector<BudgetLoad> LoadWithinBudget(const std::vector<Scenario>& candidates,
+                                         double usd_per_hour, const SizingOptions& options,
+                                         double precision_qps);
+
 // The scenario with `replicas` replicas in its one deployment.
 Scenario WithReplicas(const Scenario& s, uint32_t replicas);
 

@@ -15,7 +15,7 @@ namespace {
 
 constexpr double kQps = 75;
 
-Scenario MDc(const std::string& extra_cluster_keys = "") {
+Scenario MDc(const std::string& extra_cluster_keys = "", const std::string& loads = "[75]") {
   const std::string text = R"(name: mdc
 seed: 3
 seeds: 2
@@ -33,7 +33,7 @@ workload:
   prompt: {system_tokens: 32, new_tokens: 32}
   output_tokens: 1
 policies: [least_loaded]
-sweep: {qps: [75]}
+sweep: {qps: )" + loads + R"(}
 slo: [{metric: e2e, percentile: 99, threshold_s: 10}]
 )";
   return LoadScenarioText(text, "mdc");
@@ -98,6 +98,30 @@ TEST(SizingTest, Deterministic) {
     EXPECT_EQ(a.evaluations[i].replicas, b.evaluations[i].replicas);
     EXPECT_EQ(a.evaluations[i].slo_bound, b.evaluations[i].slo_bound);
   }
+}
+
+// The inverse: $26.784 an hour buys 8 H100 replicas ($3.348 each), which
+// sustain loads below the stability bound c/D = 80 requests/s; at 75 they
+// meet the SLO (above), beyond 80 the backlog grows for the whole run.
+TEST(SizingTest, BudgetBuysReplicasAndTheLoadTheySustain) {
+  const std::vector<BudgetLoad> rows =
+      LoadWithinBudget({MDc("", "[40, 100]")}, 8 * 3.348, Options(64), 1.0);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].replicas, 8u);
+  EXPECT_FALSE(rows[0].below_grid);
+  EXPECT_GE(rows[0].meets_qps, 75);
+  EXPECT_LT(rows[0].meets_qps, 80);
+  EXPECT_GT(rows[0].misses_qps, rows[0].meets_qps);
+  EXPECT_LE(rows[0].misses_qps - rows[0].meets_qps, 1.0);
+  // Bisection from [40, 100] to 1 QPS: the two ends, then six halvings.
+  EXPECT_EQ(rows[0].evaluations.size(), 8u);
+}
+
+TEST(SizingTest, ABudgetBelowOneReplicaBuysNothing) {
+  const std::vector<BudgetLoad> rows =
+      LoadWithinBudget({MDc("", "[40, 100]")}, 3.0, Options(64), 1.0);
+  EXPECT_EQ(rows[0].replicas, 0u);
+  EXPECT_TRUE(rows[0].evaluations.empty());
 }
 
 }  // namespace

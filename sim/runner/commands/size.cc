@@ -1,6 +1,7 @@
 // `kvroute size`: the cheapest fleet that meets a scenario's SLOs at a target
 // load, over candidate profiles, in replicas, GPUs and dollars
 // (sim/runner/sizing.h says how a fleet is judged and searched).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <thread>
@@ -146,15 +147,76 @@ void PrintReport(const std::vector<Scenario>& candidates, const SizingOptions& o
   out << report.evaluations.size() << " fleets simulated x " << s.seeds << " seeds\n";
 }
 
+// --budget: per candidate, the replicas the budget buys and the load they sustain.
+void PrintBudget(const std::vector<Scenario>& candidates, const SizingOptions& options,
+                 double budget, double precision, const std::vector<BudgetLoad>& rows,
+                 std::ostream& out) {
+  const Scenario& s = candidates[0];
+  out << "the load $" << budget << "/hour sustains with '" << s.name << "', policy "
+      << s.policies[options.policy_index].label << ", " << s.seeds
+      << (s.seeds == 1 ? " seed" : " paired seeds (the upper 95% CI bound is held to each SLO)")
+      << ", between the sweep's lowest and highest load to within " << precision << " QPS\n\n";
+  std::vector<std::vector<std::string>> table{
+      {"profile", "GPU", "replicas", "GPUs", "$/hour", "sustained QPS", "$/M prompt tok"}};
+  size_t simulated = 0;
+  for (const BudgetLoad& row : rows) {
+    const Scenario& c = candidates[row.candidate];
+    const analysis::FleetCost cost = ScenarioFleetCost(c, row.replicas);
+    std::string load, per_token = "-";
+    if (row.replicas == 0) {
+      load = "buys no replica";
+    } else if (row.below_grid) {
+      load = "< " + Fixed(row.misses_qps, 1);
+    } else if (row.misses_qps == 0) {
+      load = ">= " + Fixed(row.meets_qps, 1);
+    } else {
+      load = Fixed(row.meets_qps, 1) + " (misses at " + Fixed(row.misses_qps, 1) + ")";
+    }
+    // $ per million prompt tokens at the highest load that met.
+    for (size_t i = 0; i < row.evaluations.size(); ++i) {
+      if (row.evaluations[i].met)
+        per_token = Fixed(row.evaluations[i].usd_per_million_prompt_tokens, 3);
+    }
+    simulated += row.evaluations.size();
+    table.push_back(
+        {c.resolved_profile.name,
+         c.resolved_profile.gpu.name + " x" + std::to_string(c.resolved_profile.tensor_parallel),
+         std::to_string(row.replicas), std::to_string(cost.Gpus()), Fixed(cost.UsdPerHour(), 2),
+         load, per_token});
+  }
+  PrintTable(out, false, table);
+  out << simulated << " loads simulated x " << s.seeds << " seeds\n";
+}
+
 int Size(const po::variables_map& vm, const CommandIo& io) {
+  if (Given(vm, "qps") == Given(vm, "budget")) {
+    throw UsageError(
+        "give either --qps (the cheapest fleet for a load) or --budget (the load a "
+        "budget sustains)");
+  }
   const std::vector<Scenario> candidates = LoadCandidates(vm);
   SizingOptions options;
-  options.qps = vm["qps"].as<double>();
   options.max_replicas = static_cast<uint32_t>(vm["max-replicas"].as<uint64_t>());
   options.jobs = static_cast<unsigned>(vm["jobs"].as<uint64_t>());
   options.policy_index =
       Given(vm, "policy") ? PolicyIndex(candidates[0], vm["policy"].as<std::string>(), "--policy")
                           : 0;
+  if (Given(vm, "budget")) {
+    const double budget = vm["budget"].as<double>();
+    const Scenario& s = candidates[0];
+    const double highest = *std::max_element(s.qps.begin(), s.qps.end());
+    const double precision = s.precision_qps > 0 ? s.precision_qps : highest / 100;
+    for (const Scenario& c : candidates) {
+      const double per_replica = ScenarioFleetCost(c, 1).UsdPerHour();
+      const auto replicas = static_cast<uint32_t>(std::min(budget / per_replica, 100'000.0));
+      CheckScenarioWork(WithReplicas(c, std::max(1u, replicas)), vm,
+                        std::min<unsigned>(options.jobs, c.seeds), highest);
+    }
+    PrintBudget(candidates, options, budget, precision,
+                LoadWithinBudget(candidates, budget, options, precision), io.out);
+    return 0;
+  }
+  options.qps = vm["qps"].as<double>();
   for (const Scenario& c : candidates) {
     CheckScenarioWork(WithReplicas(c, options.max_replicas), vm,
                       std::min<unsigned>(options.jobs, c.seeds), options.qps);
@@ -169,12 +231,17 @@ int Size(const po::variables_map& vm, const CommandIo& io) {
 Command SizeCommandDefinition() {
   return {"size",
           "find the cheapest fleet (replicas of one of several profiles) that meets the "
-          "scenario's SLOs at a load, in GPUs and dollars",
+          "scenario's SLOs at a load, in GPUs and dollars; or the load a budget sustains",
           {ScenarioArgument(false)},
           [](OptionList& o) {
             AddOverrideOption(o);
-            o.Required()
-                .RealNumber("qps", "X", "the target load, requests per second", 0, 1e9, true)
+            o.RealNumber("qps", "X",
+                         "the target load, requests per second: find the cheapest fleet for it", 0,
+                         1e9, true)
+                .RealNumber("budget", "USD",
+                            "dollars per hour: find the load the fleet it buys sustains (between "
+                            "the sweep's lowest and highest load)",
+                            0, 1e9, true)
                 .Repeated("profile", "PROFILE",
                           "a candidate, as cluster.profile takes it: a built-in name, a .yaml "
                           "file or {model, gpu, tensor_parallel, weight_dtype, kv_dtype}; "
