@@ -67,8 +67,18 @@ FleetEvaluation EvaluateFleet(const Scenario& candidate, size_t index, uint32_t 
     e.kv_utilization += MeanKvUtilization(r, s) / n;
     e.usd_per_million_prompt_tokens +=
         e.cost.Usd(window_s) / (static_cast<double>(PromptTokens(r, s)) / 1e6) / n;
+    e.preemptions += static_cast<double>(r.preemptions) / n;
+    e.in_system_per_replica += r.mean_in_system / replicas / n;
   }
+  e.binding = BindingResource(e, s.scheduler.max_num_seqs);
   return e;
+}
+
+std::string BindingResource(const FleetEvaluation& e, int max_num_seqs) {
+  if (e.preemptions > 0 || e.kv_utilization >= 0.9) return "KV";
+  if (e.in_system_per_replica >= max_num_seqs) return "sequence slots";
+  if (e.imbalance >= 1.5) return "imbalance";
+  return "compute";
 }
 
 Scenario WithReplicas(const Scenario& s, uint32_t replicas) {

@@ -10,6 +10,7 @@
 #define KVROUTE_SIM_RUNNER_SIZING_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "analysis/capacity.h"
@@ -32,7 +33,19 @@ struct FleetEvaluation {
   double imbalance = 0;                      // mean over seeds, max/mean requests per replica
   double kv_utilization = 0;                 // mean over seeds and the measured buckets
   double usd_per_million_prompt_tokens = 0;  // over the arrival window, mean over seeds
+  double preemptions = 0;                    // mean over seeds, whole run
+  double in_system_per_replica =
+      0;                // requests in flight per replica, time-average, mean over seeds
+  std::string binding;  // BindingResource of this fleet
 };
+
+// What runs out first in a fleet (issue 15), read from its metrics in this
+// order: "KV" when requests were preempted for KV blocks or the pools were at
+// least 90% used on average; "sequence slots" when a replica held on average
+// at least max_num_seqs requests (they queue for a slot); "imbalance" when the
+// busiest replica took at least 1.5x the mean; else "compute". A rule of thumb
+// for reading a failing fleet, not a measurement of each resource's margin.
+std::string BindingResource(const FleetEvaluation& e, int max_num_seqs);
 
 struct SizingOptions {
   double qps = 0;

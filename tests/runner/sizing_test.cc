@@ -100,6 +100,27 @@ TEST(SizingTest, Deterministic) {
   }
 }
 
+// One sequence at a time (max_num_seqs 1): the M/D/c fleet one replica short
+// of the answer queues for its slots; KV pools too small for the batch preempt.
+TEST(SizingTest, BindingResourceOfTheFleetOneShort) {
+  const FleetEvaluation short_one = EvaluateFleet(MDc(), 0, 7, Options(8));
+  EXPECT_FALSE(short_one.met);
+  EXPECT_EQ(short_one.binding, "sequence slots");
+  FleetEvaluation e;
+  e.preemptions = 3;
+  EXPECT_EQ(BindingResource(e, 256), "KV");
+  e = FleetEvaluation{};
+  e.kv_utilization = 0.95;
+  EXPECT_EQ(BindingResource(e, 256), "KV");
+  e = FleetEvaluation{};
+  e.imbalance = 2.0;
+  EXPECT_EQ(BindingResource(e, 256), "imbalance");
+  e = FleetEvaluation{};
+  e.in_system_per_replica = 40;
+  e.imbalance = 1.1;
+  EXPECT_EQ(BindingResource(e, 256), "compute");
+}
+
 // The inverse: $26.784 an hour buys 8 H100 replicas ($3.348 each), which
 // sustain loads below the stability bound c/D = 80 requests/s; at 75 they
 // meet the SLO (above), beyond 80 the backlog grows for the whole run.

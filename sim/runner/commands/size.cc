@@ -101,7 +101,9 @@ void PrintReport(const std::vector<Scenario>& candidates, const SizingOptions& o
   for (const analysis::Slo& slo : s.slos) header.push_back(slo.Label());
   for (const analysis::Slo& slo : s.slos) header.push_back("one fewer: " + slo.Label());
   for (const analysis::Slo& slo : s.slos) header.push_back("one more: " + slo.Label());
-  for (const char* h : {"hit rate", "KV use", "imbalance"}) header.push_back(h);
+  for (const char* h : {"hit rate", "KV use", "imbalance", "binding (one fewer)"}) {
+    header.push_back(h);
+  }
   rows.push_back(header);
   std::vector<size_t> order(candidates.size());
   for (size_t k = 0; k < order.size(); ++k) order[k] = k;
@@ -137,6 +139,10 @@ void PrintReport(const std::vector<Scenario>& candidates, const SizingOptions& o
     row.push_back(e ? Fixed(100 * e->token_hit_rate, 1) + "%" : "-");
     row.push_back(e ? Fixed(100 * e->kv_utilization, 1) + "%" : "-");
     row.push_back(e ? Fixed(e->imbalance, 2) : "-");
+    // What runs out in the fleet one replica short of the answer (the answer
+    // itself when it is one replica, or the largest fleet when none meets).
+    const FleetEvaluation* short_of = n > 1 ? FindEvaluation(report, k, n - 1) : e;
+    row.push_back(short_of ? short_of->binding : "-");
     rows.push_back(row);
   }
   PrintTable(out, false, rows);
