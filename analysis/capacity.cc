@@ -16,12 +16,14 @@ Capacity SloCapacity(std::span<const LoadOutcome> outcomes) {
   Capacity capacity;
   size_t passing = 0;
   while (passing < sorted.size() && sorted[passing].met) ++passing;
+  capacity.right_censored = passing == sorted.size();
+  capacity.upper_qps =
+      capacity.right_censored ? std::numeric_limits<double>::infinity() : sorted[passing].qps;
   if (passing == 0) {
     capacity.left_censored = true;
     return capacity;
   }
   capacity.qps = sorted[passing - 1].qps;
-  capacity.right_censored = passing == sorted.size();
   return capacity;
 }
 

@@ -1,8 +1,10 @@
 // SLO capacity over a load grid (DESIGN.md, "SLO capacity"): at one seed, the
-// highest load such that it and every lower grid load meet the SLO. Censoring
-// is always reported: left-censored when even the lowest load fails (capacity
-// 0, "below the grid"), right-censored when the highest load passes (capacity
-// is at least that load).
+// highest load such that it and every lower grid load meet the SLO. The true
+// capacity lies between that load and the next load run, which failed: a grid
+// (and bisection, Scenario::precision_qps) knows it only to that interval.
+// Censoring is always reported: left-censored when even the lowest load fails
+// (capacity below the grid), right-censored when the highest load passes
+// (capacity at least that load, no upper bound known).
 #ifndef KVROUTE_ANALYSIS_CAPACITY_H_
 #define KVROUTE_ANALYSIS_CAPACITY_H_
 
@@ -19,7 +21,12 @@ struct LoadOutcome {
 };
 
 struct Capacity {
+  // The highest load met with every load below it: the capacity is at least
+  // this. 0 when left-censored.
   double qps = 0;
+  // The lowest load that failed above `qps`: the capacity is below this.
+  // +inf when right-censored.
+  double upper_qps = 0;
   bool left_censored = false;
   bool right_censored = false;
 };

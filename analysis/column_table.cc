@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <stdexcept>
 
 namespace kvroute::analysis {
 
@@ -22,6 +23,13 @@ void ColumnTable::Add(std::string name, std::vector<std::string> values) {
 }
 
 void ColumnTable::Write(H5::Group& parent, const std::string& name, bool compress) const {
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    for (size_t d = 0; d < c; ++d) {
+      if (columns_[c].name == columns_[d].name) {
+        throw std::invalid_argument("/" + name + ": two columns named '" + columns_[c].name + "'");
+      }
+    }
+  }
   // Lay out one row: doubles and integers at 8 bytes, strings fixed-length at
   // the longest value plus a terminating NUL.
   std::vector<size_t> offsets, widths;
@@ -44,7 +52,11 @@ void ColumnTable::Write(H5::Group& parent, const std::string& name, bool compres
   }
   H5::CompType compound(std::max<size_t>(row_size, 1));
   for (size_t c = 0; c < columns_.size(); ++c) {
-    compound.insertMember(columns_[c].name, offsets[c], types[c]);
+    try {
+      compound.insertMember(columns_[c].name, offsets[c], types[c]);
+    } catch (const H5::Exception& e) {
+      throw std::invalid_argument("/" + name + ": cannot add column '" + columns_[c].name + "'");
+    }
   }
   std::vector<char> buffer(std::max<size_t>(rows_ * row_size, 1), 0);
   for (size_t c = 0; c < columns_.size(); ++c) {
@@ -75,6 +87,68 @@ void ColumnTable::Write(H5::Group& parent, const std::string& name, bool compres
   }
   H5::DataSet dataset = parent.createDataSet(name, compound, space, properties);
   if (rows_ > 0) dataset.write(buffer.data(), compound);
+}
+
+ColumnReader::ColumnReader(const H5::Group& parent, const std::string& name) : name_(name) {
+  dataset_ = parent.openDataSet(name);
+  if (dataset_.getTypeClass() != H5T_COMPOUND) throw ColumnError("/" + name + " is not a table");
+  H5::DataSpace space = dataset_.getSpace();
+  if (space.getSimpleExtentNdims() != 1) throw ColumnError("/" + name + " is not a table");
+  rows_ = static_cast<size_t>(space.getSimpleExtentNpoints());
+  H5::CompType type = dataset_.getCompType();
+  for (int i = 0; i < type.getNmembers(); ++i) columns_.push_back(type.getMemberName(i));
+}
+
+bool ColumnReader::Has(const std::string& column) const {
+  return std::find(columns_.begin(), columns_.end(), column) != columns_.end();
+}
+
+H5T_class_t ColumnReader::Require(const std::string& column, H5T_class_t type) const {
+  if (!Has(column)) throw ColumnError("/" + name_ + " has no column '" + column + "'");
+  H5::CompType stored = dataset_.getCompType();
+  H5T_class_t found = stored.getMemberClass(stored.getMemberIndex(column));
+  if (found != type) {
+    throw ColumnError("/" + name_ + " column '" + column + "' is not of the type kvroute writes");
+  }
+  return found;
+}
+
+std::vector<double> ColumnReader::Reals(const std::string& column) const {
+  Require(column, H5T_FLOAT);
+  H5::CompType memory(sizeof(double));
+  memory.insertMember(column, 0, H5::PredType::NATIVE_DOUBLE);
+  std::vector<double> values(rows_);
+  if (rows_ > 0) dataset_.read(values.data(), memory);
+  return values;
+}
+
+std::vector<uint64_t> ColumnReader::Counts(const std::string& column) const {
+  Require(column, H5T_INTEGER);
+  H5::CompType memory(sizeof(uint64_t));
+  memory.insertMember(column, 0, H5::PredType::NATIVE_UINT64);
+  std::vector<uint64_t> values(rows_);
+  if (rows_ > 0) dataset_.read(values.data(), memory);
+  return values;
+}
+
+std::vector<std::string> ColumnReader::Texts(const std::string& column) const {
+  Require(column, H5T_STRING);
+  H5::CompType stored = dataset_.getCompType();
+  H5::StrType stored_type = stored.getMemberStrType(stored.getMemberIndex(column));
+  if (stored_type.isVariableStr()) {
+    throw ColumnError("/" + name_ + " column '" + column + "' is not of the type kvroute writes");
+  }
+  size_t width = stored_type.getSize();
+  H5::CompType memory(width);
+  memory.insertMember(column, 0, H5::StrType(H5::PredType::C_S1, width));
+  std::vector<char> buffer(std::max<size_t>(rows_ * width, 1), 0);
+  if (rows_ > 0) dataset_.read(buffer.data(), memory);
+  std::vector<std::string> values(rows_);
+  for (size_t r = 0; r < rows_; ++r) {
+    const char* cell = buffer.data() + r * width;
+    values[r].assign(cell, strnlen(cell, width));
+  }
+  return values;
 }
 
 }  // namespace kvroute::analysis

@@ -2,206 +2,97 @@
 
 #include <H5Cpp.h>
 
-#include <cstring>
+#include <algorithm>
+#include <cmath>
 #include <set>
 
+#include "analysis/column_table.h"
+#include "analysis/field_columns.h"
 #include "analysis/hdf5_attributes.h"
+#include "analysis/point_check.h"
+#include "analysis/point_fields.h"
+#include "analysis/sweep_fields.h"
 
 namespace kvroute::analysis {
 namespace {
 
-// One compound dataset, read a column at a time by name.
-class TableReader {
- public:
-  TableReader(const H5::H5File& file, const std::string& name) : name_(name) {
-    dataset_ = file.openDataSet(name);
-    rows_ = static_cast<size_t>(dataset_.getSpace().getSimpleExtentNpoints());
-    H5::CompType type = dataset_.getCompType();
-    for (int i = 0; i < type.getNmembers(); ++i) columns_.push_back(type.getMemberName(i));
-  }
+// Above any table kvroute writes; a larger one is damage, not data.
+constexpr size_t kMaxRows = size_t{1} << 32;
 
-  size_t rows() const { return rows_; }
-  const std::vector<std::string>& columns() const { return columns_; }
-  bool Has(const std::string& column) const {
-    return std::find(columns_.begin(), columns_.end(), column) != columns_.end();
-  }
-
-  std::vector<double> Doubles(const std::string& column) const {
-    return Numbers<double>(column, H5::PredType::NATIVE_DOUBLE);
-  }
-  std::vector<uint64_t> Integers(const std::string& column) const {
-    return Numbers<uint64_t>(column, H5::PredType::NATIVE_UINT64);
-  }
-  std::vector<std::string> Strings(const std::string& column) const {
-    Require(column);
-    H5::CompType stored = dataset_.getCompType();
-    size_t width = stored.getMemberStrType(stored.getMemberIndex(column)).getSize();
-    H5::CompType memory(width);
-    memory.insertMember(column, 0, H5::StrType(H5::PredType::C_S1, width));
-    std::vector<char> buffer(std::max<size_t>(rows_ * width, 1), 0);
-    if (rows_ > 0) dataset_.read(buffer.data(), memory);
-    std::vector<std::string> values(rows_);
-    for (size_t r = 0; r < rows_; ++r) {
-      const char* cell = buffer.data() + r * width;
-      values[r].assign(cell, strnlen(cell, width));
-    }
-    return values;
-  }
-
- private:
-  void Require(const std::string& column) const {
-    if (!Has(column)) throw ResultsFileError("/" + name_ + " has no column '" + column + "'");
-  }
-  template <typename T>
-  std::vector<T> Numbers(const std::string& column, const H5::PredType& type) const {
-    Require(column);
-    H5::CompType memory(sizeof(T));
-    memory.insertMember(column, 0, type);
-    std::vector<T> values(rows_);
-    if (rows_ > 0) dataset_.read(values.data(), memory);
-    return values;
-  }
-
-  std::string name_;
-  H5::DataSet dataset_;
-  size_t rows_ = 0;
-  std::vector<std::string> columns_;
-};
-
-std::vector<Slo> ReadSlos(const H5::H5File& file) {
-  TableReader t(file, "slos");
-  std::vector<std::string> metric = t.Strings("metric");
-  std::vector<double> percentile = t.Doubles("percentile"), threshold = t.Doubles("threshold_s");
-  std::vector<Slo> slos;
-  for (size_t i = 0; i < t.rows(); ++i) {
-    Slo slo;
-    if (metric[i] == "ttft") {
-      slo.metric = LatencyMetric::kTtft;
-    } else if (metric[i] == "tpot") {
-      slo.metric = LatencyMetric::kTpot;
-    } else if (metric[i] == "e2e") {
-      slo.metric = LatencyMetric::kE2e;
-    } else {
-      throw ResultsFileError("/slos row " + std::to_string(i) + ": unknown metric '" + metric[i] +
-                             "'");
-    }
-    slo.percentile = percentile[i];
-    slo.threshold_s = threshold[i];
-    slos.push_back(slo);
-  }
-  return slos;
+ColumnReader OpenTable(const H5::Group& root, const std::string& name) {
+  if (!root.nameExists(name)) throw ColumnError("the file has no /" + name + " table");
+  ColumnReader table(root, name);
+  if (table.rows() > kMaxRows) throw ColumnError("/" + name + " has an implausible row count");
+  return table;
 }
 
-// The columns of /points that are not policy statistics.
-const std::set<std::string>& PointColumns(size_t slos) {
-  static std::set<std::string> names;
-  names = {"policy",
-           "qps",
-           "seed",
-           "refinement_round",
-           "offered",
-           "completed",
-           "unfinished",
-           "rejected",
-           "failed",
-           "retried",
-           "measured",
-           "token_hit_rate",
-           "request_hit_rate",
-           "prefill_tokens_computed",
-           "cache_evictions",
-           "preemptions",
-           "replica_failures",
-           "mean_in_system",
-           "mean_held_kv_blocks",
-           "imbalance",
-           "tenant_fairness",
-           "simulated_s",
-           "events"};
-  for (const char* metric : {"ttft", "tpot", "e2e"}) {
-    for (const char* stat : {"p50", "p90", "p99", "max", "mean"}) {
-      names.insert(std::string(metric) + "_" + stat + "_s");
-    }
-  }
-  for (size_t s = 0; s < slos; ++s) names.insert("slo" + std::to_string(s) + "_value_s");
-  return names;
+template <typename Record>
+std::vector<Record> ReadSweepTable(const H5::Group& root, const RecordTable<Record>& table) {
+  ColumnReader columns = OpenTable(root, std::string(table.name));
+  std::vector<Record> records(columns.rows());
+  ReadFieldColumns(columns, table.fields, [&](size_t i) { return std::pair{&records[i], i}; });
+  return records;
 }
 
-std::vector<PointResult> ReadPoints(const H5::H5File& file, size_t slos) {
-  TableReader t(file, "points");
-  std::vector<PointResult> points(t.rows());
-  auto set_string = [&](const char* c, std::string PointResult::*m) {
-    std::vector<std::string> v = t.Strings(c);
-    for (size_t i = 0; i < v.size(); ++i) points[i].*m = v[i];
-  };
-  auto set_double = [&](const std::string& c, auto setter) {
-    std::vector<double> v = t.Doubles(c);
-    for (size_t i = 0; i < v.size(); ++i) setter(points[i], v[i]);
-  };
-  auto set_integer = [&](const char* c, uint64_t PointResult::*m) {
-    std::vector<uint64_t> v = t.Integers(c);
-    for (size_t i = 0; i < v.size(); ++i) points[i].*m = v[i];
-  };
-  set_string("policy", &PointResult::policy);
-  set_double("qps", [](PointResult& p, double v) { p.qps = v; });
-  set_integer("seed", &PointResult::seed);
-  std::vector<uint64_t> round = t.Integers("refinement_round");
-  for (size_t i = 0; i < round.size(); ++i) points[i].refinement_round = uint32_t(round[i]);
-  for (auto [c, m] : {std::pair{"offered", &PointResult::offered},
-                      {"completed", &PointResult::completed},
-                      {"unfinished", &PointResult::unfinished},
-                      {"rejected", &PointResult::rejected},
-                      {"failed", &PointResult::failed},
-                      {"retried", &PointResult::retried},
-                      {"measured", &PointResult::measured},
-                      {"prefill_tokens_computed", &PointResult::prefill_tokens_computed},
-                      {"cache_evictions", &PointResult::cache_evictions},
-                      {"preemptions", &PointResult::preemptions},
-                      {"replica_failures", &PointResult::replica_failures},
-                      {"events", &PointResult::events}}) {
-    set_integer(c, m);
-  }
-  for (auto [c, m] : {std::pair{"token_hit_rate", &PointResult::token_hit_rate},
-                      {"request_hit_rate", &PointResult::request_hit_rate},
-                      {"mean_in_system", &PointResult::mean_in_system},
-                      {"mean_held_kv_blocks", &PointResult::mean_held_kv_blocks},
-                      {"imbalance", &PointResult::imbalance},
-                      {"tenant_fairness", &PointResult::tenant_fairness},
-                      {"simulated_s", &PointResult::simulated_s}}) {
-    set_double(c, [m](PointResult& p, double v) { p.*m = v; });
-  }
-  for (auto [metric, m] : {std::pair{"ttft", &PointResult::ttft},
-                           {"tpot", &PointResult::tpot},
-                           {"e2e", &PointResult::e2e}}) {
-    for (auto [stat, f] : {std::pair{"p50", &LatencySummary::p50},
-                           {"p90", &LatencySummary::p90},
-                           {"p99", &LatencySummary::p99},
-                           {"max", &LatencySummary::max},
-                           {"mean", &LatencySummary::mean}}) {
-      set_double(std::string(metric) + "_" + stat + "_s",
-                 [m, f](PointResult& p, double v) { p.*m.*f = v; });
-    }
-  }
+Provenance ReadProvenance(const H5::Group& root) {
+  if (!root.nameExists("provenance")) throw ColumnError("the file has no /provenance group");
+  H5::Group group = root.openGroup("provenance");
+  Provenance p;
+  p.kvroute_version = ReadStringAttribute(group, "kvroute_version");
+  p.git_revision = ReadStringAttribute(group, "git_revision");
+  p.created_utc = ReadStringAttribute(group, "created_utc");
+  p.working_directory = ReadStringAttribute(group, "working_directory");
+  p.scenario_hash = ReadStringAttribute(group, "scenario_hash");
+  p.command_line = ReadText(group, "command_line");
+  p.scenario_yaml = ReadText(group, "scenario_yaml");
+  p.resolved_scenario_yaml = ReadText(group, "resolved_scenario_yaml");
+  return p;
+}
+
+std::vector<PointResult> ReadPoints(const H5::Group& root, size_t slos) {
+  ColumnReader table = OpenTable(root, "points");
+  std::vector<PointResult> points(table.rows());
+  ReadFieldColumns(table, PointScalars().fields, [&](size_t i) {
+    return std::pair{&points[i], size_t{0}};
+  });
   for (size_t s = 0; s < slos; ++s) {
-    set_double("slo" + std::to_string(s) + "_value_s",
-               [](PointResult& p, double v) { p.slo_values.push_back(v); });
+    std::vector<double> values = table.Reals(SloValueColumn(s));
+    for (size_t i = 0; i < points.size(); ++i) {
+      std::string problem = CheckReal(FieldRange::kLatency, values[i]);
+      if (!problem.empty()) {
+        throw ColumnError("/points row " + std::to_string(i) + ": column '" + SloValueColumn(s) +
+                          "' " + problem);
+      }
+      points[i].slo_values.push_back(values[i]);
+    }
   }
   // Every other column is a policy statistic; NaN marks a policy without it.
-  const std::set<std::string>& known = PointColumns(slos);
-  for (const std::string& c : t.columns()) {
-    if (known.count(c)) continue;
-    set_double(c, [&c](PointResult& p, double v) {
-      if (!std::isnan(v)) p.policy_stats.emplace_back(c, v);
-    });
+  for (const std::string& column : table.columns()) {
+    if (IsPointMetricColumn(column)) continue;
+    std::vector<double> values = table.Reals(column);
+    for (size_t i = 0; i < points.size(); ++i) {
+      if (!std::isnan(values[i])) points[i].policy_stats.emplace_back(column, values[i]);
+    }
   }
   return points;
 }
 
-void ReadReplicaRequests(const H5::H5File& file, std::vector<PointResult>* points) {
-  H5::DataSet dataset = file.openDataSet("replica_requests");
+void ReadReplicaRequests(const H5::Group& root, std::vector<PointResult>* points) {
+  if (!root.nameExists("replica_requests")) {
+    throw ColumnError("the file has no /replica_requests dataset");
+  }
+  H5::DataSet dataset = root.openDataSet("replica_requests");
+  H5::DataSpace space = dataset.getSpace();
   hsize_t dims[2] = {0, 0};
-  dataset.getSpace().getSimpleExtentDims(dims);
-  if (dims[0] != points->size()) throw ResultsFileError("/replica_requests: wrong row count");
+  if (dataset.getTypeClass() != H5T_INTEGER || space.getSimpleExtentNdims() != 2) {
+    throw ColumnError("/replica_requests is not a matrix of integers");
+  }
+  space.getSimpleExtentDims(dims);
+  if (dims[0] != points->size()) {
+    throw ColumnError("/replica_requests has " + std::to_string(dims[0]) + " rows, /points " +
+                      std::to_string(points->size()));
+  }
+  if (dims[1] > 1'000'000) throw ColumnError("/replica_requests has an implausible width");
   std::vector<uint64_t> matrix(dims[0] * dims[1]);
   if (!matrix.empty()) dataset.read(matrix.data(), H5::PredType::NATIVE_UINT64);
   for (size_t i = 0; i < dims[0]; ++i) {
@@ -211,113 +102,114 @@ void ReadReplicaRequests(const H5::H5File& file, std::vector<PointResult>* point
   }
 }
 
-void ReadTenants(const H5::H5File& file, std::vector<PointResult>* points) {
-  TableReader t(file, "tenants");
-  std::vector<uint64_t> point = t.Integers("point"), measured = t.Integers("measured");
-  std::vector<std::string> tenant = t.Strings("tenant");
-  std::vector<double> p99 = t.Doubles("ttft_p99_s");
-  for (size_t i = 0; i < t.rows(); ++i) {
-    if (point[i] >= points->size()) throw ResultsFileError("/tenants: point index out of range");
-    (*points)[point[i]].tenants.push_back(TenantLatency{tenant[i], measured[i], p99[i]});
-  }
-}
-
-// Files written before the time series existed have neither series table.
-void ReadTimeSeries(const H5::H5File& file, std::vector<PointResult>* points) {
-  if (!file.nameExists("timeseries")) return;
-  TableReader t(file, "timeseries");
-  std::vector<uint64_t> point = t.Integers("point"), arrived = t.Integers("arrived"),
-                        completed = t.Integers("completed"), prompt = t.Integers("prompt_tokens"),
-                        hit = t.Integers("hit_tokens"), most = t.Integers("max_waiting"),
-                        failures = t.Integers("failures"), recoveries = t.Integers("recoveries");
-  std::vector<double> start = t.Doubles("start_s"), waiting = t.Doubles("mean_waiting"),
-                      kv = t.Doubles("kv_utilization");
-  for (size_t i = 0; i < t.rows(); ++i) {
-    if (point[i] >= points->size()) throw ResultsFileError("/timeseries: point index out of range");
-    (*points)[point[i]].series.push_back(SeriesSample{.start_s = start[i],
-                                                      .arrived = arrived[i],
-                                                      .completed = completed[i],
-                                                      .prompt_tokens = prompt[i],
-                                                      .hit_tokens = hit[i],
-                                                      .mean_waiting = waiting[i],
-                                                      .max_waiting = most[i],
-                                                      .kv_utilization = kv[i],
-                                                      .failures = failures[i],
-                                                      .recoveries = recoveries[i]});
-  }
-}
-
-void ReadDeploymentSeries(const H5::H5File& file, std::vector<PointResult>* points) {
-  if (!file.nameExists("deployment_series")) return;
-  TableReader t(file, "deployment_series");
-  auto n = [&](const char* c) { return t.Integers(c); };
-  std::vector<uint64_t> point = n("point"), deployment = n("deployment"), requests = n("requests"),
-                        prompt = n("prompt_tokens"), hit = n("hit_tokens"),
-                        elsewhere = n("hit_elsewhere"), taken = n("hit_elsewhere_taken"),
-                        cold = n("cold_hit_elsewhere"), cold_taken = n("cold_hit_elsewhere_taken");
-  std::vector<std::string> name = t.Strings("deployment_name");
-  std::vector<double> start = t.Doubles("start_s");
-  for (size_t i = 0; i < t.rows(); ++i) {
-    if (point[i] >= points->size() || deployment[i] > 1024) {
-      throw ResultsFileError("/deployment_series row " + std::to_string(i) + ": out of range");
+// A table of rows per point: each row names its point; rows of a point are
+// in order.
+void ReadRowTable(const H5::Group& root, const PointTable& table,
+                  std::vector<PointResult>* points) {
+  const std::string name(table.name);
+  ColumnReader columns = OpenTable(root, name);
+  std::vector<uint64_t> point = columns.Counts("point");
+  std::vector<size_t> count(points->size(), 0);
+  std::vector<std::pair<PointResult*, size_t>> rows(point.size());
+  for (size_t i = 0; i < point.size(); ++i) {
+    if (point[i] >= points->size()) {
+      throw ColumnError("/" + name + " row " + std::to_string(i) + " names point " +
+                        std::to_string(point[i]) + ", which /points lacks");
     }
-    PointResult& p = (*points)[point[i]];
-    if (p.deployment_names.size() <= deployment[i]) p.deployment_names.resize(deployment[i] + 1);
-    p.deployment_names[deployment[i]] = name[i];
-    p.deployment_series.push_back(DeploymentSample{.start_s = start[i],
-                                                   .deployment = uint32_t(deployment[i]),
-                                                   .requests = requests[i],
-                                                   .prompt_tokens = prompt[i],
-                                                   .hit_tokens = hit[i],
-                                                   .hit_elsewhere = elsewhere[i],
-                                                   .hit_elsewhere_taken = taken[i],
-                                                   .cold_hit_elsewhere = cold[i],
-                                                   .cold_hit_elsewhere_taken = cold_taken[i]});
+    rows[i] = {&(*points)[point[i]], count[point[i]]++};
+  }
+  for (size_t p = 0; p < points->size(); ++p) table.resize((*points)[p], count[p]);
+  ReadFieldColumns(columns, table.fields, [&](size_t i) { return rows[i]; });
+  if (name == "tenants") return;
+  std::vector<uint64_t> bucket = columns.Counts("bucket");
+  if (name == "timeseries") {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (bucket[i] != rows[i].second) {
+        throw ColumnError("/timeseries row " + std::to_string(i) + ": bucket " +
+                          std::to_string(bucket[i]) + " out of order");
+      }
+    }
+    return;
+  }
+  // The deployments' names come back from their rows.
+  std::vector<std::string> names = columns.Texts("deployment_name");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    PointResult& p = *rows[i].first;
+    const uint32_t d = p.deployment_series[rows[i].second].deployment;
+    if (d >= p.deployment_series.size()) {
+      throw ColumnError("/deployment_series row " + std::to_string(i) + ": deployment " +
+                        std::to_string(d) + " out of range");
+    }
+    if (p.deployment_names.size() <= d) p.deployment_names.resize(d + 1);
+    if (p.deployment_names[d].empty()) p.deployment_names[d] = names[i];
+    if (p.deployment_names[d] != names[i] || names[i].empty()) {
+      throw ColumnError("/deployment_series row " + std::to_string(i) +
+                        ": deployment_name disagrees with the deployment's other rows");
+    }
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const PointResult& p = *rows[i].first;
+    if (bucket[i] != rows[i].second / p.deployment_names.size()) {
+      throw ColumnError("/deployment_series row " + std::to_string(i) + ": bucket " +
+                        std::to_string(bucket[i]) + " out of order");
+    }
   }
 }
 
-std::vector<CapacityRow> ReadCapacity(const H5::H5File& file) {
-  TableReader t(file, "capacity");
-  std::vector<std::string> policy = t.Strings("policy");
-  std::vector<uint64_t> seed = t.Integers("seed"), slo = t.Integers("slo_index"),
-                        left = t.Integers("left_censored"), right = t.Integers("right_censored");
-  std::vector<double> qps = t.Doubles("capacity_qps");
-  std::vector<CapacityRow> rows(t.rows());
-  for (size_t i = 0; i < rows.size(); ++i) {
-    rows[i] = CapacityRow{policy[i], seed[i], uint32_t(slo[i]),
-                          Capacity{qps[i], left[i] != 0, right[i] != 0}};
+// The tables must describe the same sweep.
+void CheckAgreement(const SweepResults& r) {
+  std::set<std::string> policies;
+  std::set<std::pair<std::string, uint64_t>> runs;
+  for (const PointResult& p : r.points) {
+    policies.insert(p.policy);
+    runs.insert({p.policy, p.seed});
   }
-  return rows;
-}
-
-std::vector<SummaryRow> ReadSummary(const H5::H5File& file) {
-  TableReader t(file, "summary");
-  std::vector<std::string> policy = t.Strings("policy");
-  std::vector<uint64_t> slo = t.Integers("slo_index"), seeds = t.Integers("seeds"),
-                        left = t.Integers("left_censored_seeds"),
-                        right = t.Integers("right_censored_seeds"),
-                        ratio_n = t.Integers("ratio_seeds");
-  auto d = [&](const char* c) { return t.Doubles(c); };
-  std::vector<double> mean = d("capacity_mean_qps"), sd = d("capacity_sd_qps"),
-                      low = d("capacity_ci95_low_qps"), high = d("capacity_ci95_high_qps"),
-                      reference = d("reference_qps"), hit = d("token_hit_rate_at_reference"),
-                      value = d("slo_value_at_reference_s"), r_mean = d("ratio_mean"),
-                      r_sd = d("ratio_sd"), r_low = d("ratio_ci95_low"),
-                      r_high = d("ratio_ci95_high");
-  std::vector<SummaryRow> rows(t.rows());
-  for (size_t i = 0; i < rows.size(); ++i) {
-    SummaryRow& row = rows[i];
-    row.policy = policy[i];
-    row.slo_index = uint32_t(slo[i]);
-    row.capacity = SeedStatistics{uint32_t(seeds[i]), mean[i], sd[i], low[i], high[i]};
-    row.left_censored = uint32_t(left[i]);
-    row.right_censored = uint32_t(right[i]);
-    row.reference_qps = reference[i];
-    row.token_hit_rate = hit[i];
-    row.slo_value = value[i];
-    row.ratio = SeedStatistics{uint32_t(ratio_n[i]), r_mean[i], r_sd[i], r_low[i], r_high[i]};
+  auto disagree = [](const std::string& what) {
+    throw ColumnError("the file's tables disagree: " + what);
+  };
+  if (!r.baseline.empty() && !policies.count(r.baseline)) {
+    disagree("the baseline '" + r.baseline + "' is not a policy of /points");
   }
-  return rows;
+  for (size_t i = 0; i < r.capacity.size(); ++i) {
+    const CapacityRow& c = r.capacity[i];
+    if (!runs.count({c.policy, c.seed})) {
+      disagree("/capacity row " + std::to_string(i) + " is of policy '" + c.policy + "' at seed " +
+               std::to_string(c.seed) + ", which /points lacks");
+    }
+    if (c.slo_index >= r.slos.size()) {
+      disagree("/capacity row " + std::to_string(i) + " names SLO " + std::to_string(c.slo_index) +
+               ", which /slos lacks");
+    }
+  }
+  std::set<std::pair<std::string, uint32_t>> summarised;
+  for (size_t i = 0; i < r.summary.size(); ++i) {
+    const SummaryRow& s = r.summary[i];
+    const std::string row = "/summary row " + std::to_string(i);
+    if (!policies.count(s.policy)) {
+      disagree(row + " names policy '" + s.policy + "', which /points lacks");
+    }
+    if (s.slo_index >= r.slos.size()) {
+      disagree(row + " names SLO " + std::to_string(s.slo_index) + ", which /slos lacks");
+    }
+    if (!summarised.insert({s.policy, s.slo_index}).second) {
+      disagree(row + " repeats policy '" + s.policy + "' and SLO " + std::to_string(s.slo_index));
+    }
+  }
+  if (summarised.size() != policies.size() * r.slos.size()) {
+    disagree("/summary has " + std::to_string(summarised.size()) + " (policy, SLO) rows for " +
+             std::to_string(policies.size()) + " policies of /points and " +
+             std::to_string(r.slos.size()) + " SLOs");
+  }
+  PointExpectations expected;
+  expected.slos = r.slos.size();
+  expected.replicas = r.points.empty() ? 0 : r.points.front().replica_requests.size();
+  for (size_t i = 0; i < r.points.size(); ++i) {
+    try {
+      CheckPoint(r.points[i], expected);
+    } catch (const PointCheckError& e) {
+      throw ColumnError("/points row " + std::to_string(i) + ": " + e.what());
+    }
+  }
 }
 
 }  // namespace
@@ -328,26 +220,30 @@ StoredResults ReadResultsHdf5(const std::string& path) {
     H5::Exception::dontPrint();
     H5::H5File file(path, H5F_ACC_RDONLY);
     H5::Group root = file.openGroup("/");
-    FileAttributes& a = stored.attributes;
-    a.kvroute_version = ReadStringAttribute(root, "kvroute_version");
-    a.scenario_yaml = ReadStringAttribute(root, "scenario_yaml");
-    a.command_line = ReadStringAttribute(root, "command_line");
-    a.created_utc = ReadStringAttribute(root, "created_utc");
-    a.scenario_hash = ReadStringAttribute(root, "scenario_hash");
+    if (!root.attrExists("layout_version")) {
+      throw ResultsFileError(path +
+                             ": no layout_version attribute: not a results file, or one written "
+                             "by an earlier kvroute (run its scenario again to read it here)");
+    }
+    std::string layout = ReadStringAttribute(root, "layout_version");
+    if (layout != kResultsLayoutVersion) {
+      throw ResultsFileError(path + ": results layout " + layout + ", this kvroute reads layout " +
+                             kResultsLayoutVersion);
+    }
+    stored.provenance = ReadProvenance(root);
     SweepResults& r = stored.results;
     r.baseline = ReadStringAttribute(root, "baseline");
-    r.slos = ReadSlos(file);
-    r.points = ReadPoints(file, r.slos.size());
-    ReadReplicaRequests(file, &r.points);
-    ReadTenants(file, &r.points);
-    ReadTimeSeries(file, &r.points);
-    ReadDeploymentSeries(file, &r.points);
-    r.capacity = ReadCapacity(file);
-    r.summary = ReadSummary(file);
+    r.slos = ReadSweepTable(root, SloTable());
+    r.points = ReadPoints(root, r.slos.size());
+    ReadReplicaRequests(root, &r.points);
+    for (const PointTable& table : PointRowTables()) ReadRowTable(root, table, &r.points);
+    r.capacity = ReadSweepTable(root, CapacityTable());
+    r.summary = ReadSweepTable(root, SummaryTable());
+    CheckAgreement(r);
   } catch (const H5::Exception& e) {
     throw ResultsFileError(path + ": not a kvroute results file (" + e.getFuncName() + ": " +
                            e.getDetailMsg() + ")");
-  } catch (const ResultsFileError& e) {
+  } catch (const ColumnError& e) {
     throw ResultsFileError(path + ": " + e.what());
   }
   return stored;

@@ -1,6 +1,10 @@
-// Reads back a results file written by WriteResultsHdf5, for `kvroute report`:
-// the attributes and every table, turned back into SweepResults (points with
-// every column the writer stores, capacities, summaries, SLOs).
+// Reads back a results file written by WriteResultsHdf5, for `kvroute report`
+// and for checking a file just written: the provenance and every table,
+// turned back into SweepResults. Every value is checked against its field's
+// range and every point against the invariants of point_check.h, and the
+// tables must agree with one another (a /summary policy that /points lacks, a
+// capacity of a seed never run): a file that fails is refused with a message
+// naming the table and row, never half-read.
 #ifndef KVROUTE_ANALYSIS_HDF5_READER_H_
 #define KVROUTE_ANALYSIS_HDF5_READER_H_
 
@@ -13,7 +17,7 @@
 namespace kvroute::analysis {
 
 struct StoredResults {
-  FileAttributes attributes;
+  Provenance provenance;
   SweepResults results;
 };
 
@@ -22,7 +26,7 @@ class ResultsFileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Throws ResultsFileError naming `path` (and the dataset or column at fault).
+// Throws ResultsFileError naming `path` (and the dataset, row or column at fault).
 StoredResults ReadResultsHdf5(const std::string& path);
 
 }  // namespace kvroute::analysis

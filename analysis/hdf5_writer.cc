@@ -1,306 +1,194 @@
 #include "analysis/hdf5_writer.h"
 
 #include <H5Cpp.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
-#include <cstdio>
-#include <filesystem>
 #include <stdexcept>
 
+#include "analysis/atomic_file.h"
 #include "analysis/column_table.h"
+#include "analysis/field_columns.h"
 #include "analysis/hdf5_attributes.h"
+#include "analysis/hdf5_reader.h"
+#include "analysis/point_codec.h"
+#include "analysis/point_fields.h"
+#include "analysis/sweep_fields.h"
 
 namespace kvroute::analysis {
 namespace {
 
-template <typename Row, typename Field>
-auto Column(const std::vector<Row>& rows, Field field) {
-  std::vector<std::decay_t<decltype(field(rows.front()))>> out;
-  out.reserve(rows.size());
-  for (const Row& row : rows) out.push_back(field(row));
-  return out;
-}
-
-void WritePoints(H5::H5File& file, const SweepResults& results) {
-  const auto& points = results.points;
-  ColumnTable table(points.size());
-  table.Add("policy", Column(points, [](const PointResult& p) { return p.policy; }));
-  table.Add("qps", Column(points, [](const PointResult& p) { return p.qps; }));
-  table.Add("seed", Column(points, [](const PointResult& p) { return p.seed; }));
-  table.Add("refinement_round",
-            Column(points, [](const PointResult& p) { return uint64_t{p.refinement_round}; }));
-  table.Add("offered", Column(points, [](const PointResult& p) { return p.offered; }));
-  table.Add("completed", Column(points, [](const PointResult& p) { return p.completed; }));
-  table.Add("unfinished", Column(points, [](const PointResult& p) { return p.unfinished; }));
-  table.Add("rejected", Column(points, [](const PointResult& p) { return p.rejected; }));
-  table.Add("failed", Column(points, [](const PointResult& p) { return p.failed; }));
-  table.Add("retried", Column(points, [](const PointResult& p) { return p.retried; }));
-  table.Add("measured", Column(points, [](const PointResult& p) { return p.measured; }));
-  auto add_latency = [&](const std::string& prefix, LatencySummary PointResult::*member) {
-    table.Add(prefix + "_p50_s",
-              Column(points, [&](const PointResult& p) { return (p.*member).p50; }));
-    table.Add(prefix + "_p90_s",
-              Column(points, [&](const PointResult& p) { return (p.*member).p90; }));
-    table.Add(prefix + "_p99_s",
-              Column(points, [&](const PointResult& p) { return (p.*member).p99; }));
-    table.Add(prefix + "_max_s",
-              Column(points, [&](const PointResult& p) { return (p.*member).max; }));
-    table.Add(prefix + "_mean_s",
-              Column(points, [&](const PointResult& p) { return (p.*member).mean; }));
-  };
-  add_latency("ttft", &PointResult::ttft);
-  add_latency("tpot", &PointResult::tpot);
-  add_latency("e2e", &PointResult::e2e);
-  for (size_t s = 0; s < results.slos.size(); ++s) {
-    table.Add("slo" + std::to_string(s) + "_value_s",
-              Column(points, [&](const PointResult& p) { return p.slo_values[s]; }));
-  }
-  table.Add("token_hit_rate",
-            Column(points, [](const PointResult& p) { return p.token_hit_rate; }));
-  table.Add("request_hit_rate",
-            Column(points, [](const PointResult& p) { return p.request_hit_rate; }));
-  table.Add("prefill_tokens_computed",
-            Column(points, [](const PointResult& p) { return p.prefill_tokens_computed; }));
-  table.Add("cache_evictions",
-            Column(points, [](const PointResult& p) { return p.cache_evictions; }));
-  table.Add("preemptions", Column(points, [](const PointResult& p) { return p.preemptions; }));
-  table.Add("replica_failures",
-            Column(points, [](const PointResult& p) { return p.replica_failures; }));
-  table.Add("mean_in_system",
-            Column(points, [](const PointResult& p) { return p.mean_in_system; }));
-  table.Add("mean_held_kv_blocks",
-            Column(points, [](const PointResult& p) { return p.mean_held_kv_blocks; }));
-  table.Add("imbalance", Column(points, [](const PointResult& p) { return p.imbalance; }));
-  table.Add("tenant_fairness",
-            Column(points, [](const PointResult& p) { return p.tenant_fairness; }));
-  table.Add("simulated_s", Column(points, [](const PointResult& p) { return p.simulated_s; }));
-  table.Add("events", Column(points, [](const PointResult& p) { return p.events; }));
-  // Policy statistics: the union of names, NaN where a policy has no such stat.
-  std::vector<std::string> stat_names;
+// The union of the points' policy statistics, in first-seen order.
+std::vector<std::string> StatNames(const std::vector<PointResult>& points) {
+  std::vector<std::string> names;
   for (const PointResult& p : points) {
     for (const auto& [name, value] : p.policy_stats) {
-      if (std::find(stat_names.begin(), stat_names.end(), name) == stat_names.end()) {
-        stat_names.push_back(name);
-      }
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
     }
   }
-  for (const std::string& name : stat_names) {
-    table.Add(name, Column(points, [&](const PointResult& p) {
-                for (const auto& [n, v] : p.policy_stats) {
-                  if (n == name) return v;
-                }
-                return std::nan("");
-              }));
+  for (const std::string& name : names) {
+    if (IsPointMetricColumn(name)) {
+      throw std::invalid_argument("a policy statistic is named '" + name +
+                                  "', like a column of /points");
+    }
   }
-  H5::Group root = file.openGroup("/");
+  return names;
+}
+
+void WritePoints(H5::Group& root, const SweepResults& results) {
+  const auto& points = results.points;
+  ColumnTable table(points.size());
+  AddFieldColumns(table, PointScalars().fields, points.size(), [&](size_t i) {
+    return std::pair{&points[i], size_t{0}};
+  });
+  for (size_t s = 0; s < results.slos.size(); ++s) {
+    std::vector<double> values(points.size());
+    for (size_t i = 0; i < points.size(); ++i) values[i] = points[i].slo_values.at(s);
+    table.Add(SloValueColumn(s), std::move(values));
+  }
+  // Policy statistics: NaN where a policy has no such statistic.
+  for (const std::string& name : StatNames(points)) {
+    std::vector<double> values(points.size(), std::nan(""));
+    for (size_t i = 0; i < points.size(); ++i) {
+      for (const auto& [n, v] : points[i].policy_stats) {
+        if (n == name) values[i] = v;
+      }
+    }
+    table.Add(name, std::move(values));
+  }
   table.Write(root, "points");
 
   size_t replicas = points.empty() ? 0 : points.front().replica_requests.size();
   std::vector<uint64_t> matrix;
   matrix.reserve(points.size() * replicas);
   for (const PointResult& p : points) {
-    for (size_t r = 0; r < replicas; ++r) {
-      matrix.push_back(r < p.replica_requests.size() ? p.replica_requests[r] : 0);
+    if (p.replica_requests.size() != replicas) {
+      throw std::invalid_argument("points with different replica counts");
     }
+    matrix.insert(matrix.end(), p.replica_requests.begin(), p.replica_requests.end());
   }
   hsize_t dims[2] = {points.size(), replicas};
   H5::DataSpace space(2, dims);
-  H5::DataSet dataset = file.createDataSet("replica_requests", H5::PredType::NATIVE_UINT64, space);
+  H5::DataSet dataset = root.createDataSet("replica_requests", H5::PredType::NATIVE_UINT64, space);
   if (!matrix.empty()) dataset.write(matrix.data(), H5::PredType::NATIVE_UINT64);
 }
 
-void WriteTenants(H5::H5File& file, const SweepResults& results) {
-  std::vector<uint64_t> point;
-  std::vector<std::string> tenant;
-  std::vector<uint64_t> measured;
-  std::vector<double> p99;
-  for (size_t i = 0; i < results.points.size(); ++i) {
-    for (const TenantLatency& t : results.points[i].tenants) {
-      point.push_back(i);
-      tenant.push_back(t.tenant);
-      measured.push_back(t.measured);
-      p99.push_back(t.ttft_p99);
-    }
-  }
-  ColumnTable table(point.size());
-  table.Add("point", point);
-  table.Add("tenant", tenant);
-  table.Add("measured", measured);
-  table.Add("ttft_p99_s", p99);
-  H5::Group root = file.openGroup("/");
-  table.Write(root, "tenants");
-}
-
-// One row per (point, bucket); compressed, as a large sweep has thousands of
-// points of tens to hundreds of buckets.
-void WriteTimeSeries(H5::H5File& file, const SweepResults& results) {
-  std::vector<SeriesSample> rows;
+// A row table of the points: each row with its point's index, and for the
+// series its bucket; the series are compressed, as a large sweep has
+// thousands of points of tens to hundreds of buckets.
+void WriteRowTable(H5::Group& root, const PointTable& table, const SweepResults& results) {
+  std::vector<std::pair<const PointResult*, size_t>> rows;
   std::vector<uint64_t> point, bucket;
-  for (size_t i = 0; i < results.points.size(); ++i) {
-    const auto& series = results.points[i].series;
-    for (size_t b = 0; b < series.size(); ++b) {
-      point.push_back(i);
-      bucket.push_back(b);
-      rows.push_back(series[b]);
-    }
-  }
-  ColumnTable table(rows.size());
-  table.Add("point", point);
-  table.Add("bucket", bucket);
-  table.Add("start_s", Column(rows, [](const SeriesSample& s) { return s.start_s; }));
-  table.Add("arrived", Column(rows, [](const SeriesSample& s) { return s.arrived; }));
-  table.Add("completed", Column(rows, [](const SeriesSample& s) { return s.completed; }));
-  table.Add("prompt_tokens", Column(rows, [](const SeriesSample& s) { return s.prompt_tokens; }));
-  table.Add("hit_tokens", Column(rows, [](const SeriesSample& s) { return s.hit_tokens; }));
-  table.Add("token_hit_rate", Column(rows, [](const SeriesSample& s) {
-              return ShareOrNaN(s.hit_tokens, s.prompt_tokens);
-            }));
-  table.Add("mean_waiting", Column(rows, [](const SeriesSample& s) { return s.mean_waiting; }));
-  table.Add("max_waiting", Column(rows, [](const SeriesSample& s) { return s.max_waiting; }));
-  table.Add("kv_utilization", Column(rows, [](const SeriesSample& s) { return s.kv_utilization; }));
-  table.Add("failures", Column(rows, [](const SeriesSample& s) { return s.failures; }));
-  table.Add("recoveries", Column(rows, [](const SeriesSample& s) { return s.recoveries; }));
-  H5::Group root = file.openGroup("/");
-  table.Write(root, "timeseries", /*compress=*/true);
-}
-
-// One row per (point, bucket, deployment), for points with several deployments.
-void WriteDeploymentSeries(H5::H5File& file, const SweepResults& results) {
-  std::vector<DeploymentSample> rows;
-  std::vector<uint64_t> point, bucket;
-  std::vector<std::string> name;
-  std::vector<double> share;
   for (size_t i = 0; i < results.points.size(); ++i) {
     const PointResult& p = results.points[i];
-    const size_t count = p.deployment_names.size();
-    for (size_t j = 0; j < p.deployment_series.size(); ++j) {
-      const DeploymentSample& s = p.deployment_series[j];
+    const size_t per_bucket = table.name == "deployment_series" ? p.deployment_names.size() : 1;
+    for (size_t r = 0; r < table.rows(p); ++r) {
+      rows.emplace_back(&p, r);
       point.push_back(i);
-      bucket.push_back(j / count);
-      name.push_back(p.deployment_names[s.deployment]);
-      share.push_back(ShareOrNaN(s.requests, BucketRequests(p, j)));
-      rows.push_back(s);
+      bucket.push_back(r / std::max<size_t>(per_bucket, 1));
     }
   }
-  ColumnTable table(rows.size());
-  table.Add("point", point);
-  table.Add("bucket", bucket);
-  table.Add("start_s", Column(rows, [](const DeploymentSample& s) { return s.start_s; }));
-  table.Add("deployment",
-            Column(rows, [](const DeploymentSample& s) { return uint64_t{s.deployment}; }));
-  table.Add("deployment_name", name);
-  table.Add("requests", Column(rows, [](const DeploymentSample& s) { return s.requests; }));
-  table.Add("share", share);
-  table.Add("prompt_tokens",
-            Column(rows, [](const DeploymentSample& s) { return s.prompt_tokens; }));
-  table.Add("hit_tokens", Column(rows, [](const DeploymentSample& s) { return s.hit_tokens; }));
-  table.Add("token_hit_rate", Column(rows, [](const DeploymentSample& s) {
-              return ShareOrNaN(s.hit_tokens, s.prompt_tokens);
-            }));
-  table.Add("hit_elsewhere",
-            Column(rows, [](const DeploymentSample& s) { return s.hit_elsewhere; }));
-  table.Add("hit_elsewhere_taken",
-            Column(rows, [](const DeploymentSample& s) { return s.hit_elsewhere_taken; }));
-  table.Add("cold_hit_elsewhere",
-            Column(rows, [](const DeploymentSample& s) { return s.cold_hit_elsewhere; }));
-  table.Add("cold_hit_elsewhere_taken",
-            Column(rows, [](const DeploymentSample& s) { return s.cold_hit_elsewhere_taken; }));
-  H5::Group root = file.openGroup("/");
-  table.Write(root, "deployment_series", /*compress=*/true);
+  const bool series = table.name != "tenants";
+  ColumnTable columns(rows.size());
+  columns.Add("point", std::move(point));
+  if (series) columns.Add("bucket", std::move(bucket));
+  AddFieldColumns(columns, table.fields, rows.size(), [&](size_t i) { return rows[i]; });
+  columns.Write(root, std::string(table.name), /*compress=*/series);
 }
 
-void WriteCapacity(H5::H5File& file, const SweepResults& results) {
-  const auto& rows = results.capacity;
-  ColumnTable table(rows.size());
-  table.Add("policy", Column(rows, [](const CapacityRow& r) { return r.policy; }));
-  table.Add("seed", Column(rows, [](const CapacityRow& r) { return r.seed; }));
-  table.Add("slo_index", Column(rows, [](const CapacityRow& r) { return uint64_t{r.slo_index}; }));
-  table.Add("capacity_qps", Column(rows, [](const CapacityRow& r) { return r.capacity.qps; }));
-  table.Add("left_censored",
-            Column(rows, [](const CapacityRow& r) { return uint64_t{r.capacity.left_censored}; }));
-  table.Add("right_censored",
-            Column(rows, [](const CapacityRow& r) { return uint64_t{r.capacity.right_censored}; }));
-  H5::Group root = file.openGroup("/");
-  table.Write(root, "capacity");
+template <typename Record>
+void WriteSweepTable(H5::Group& root, const RecordTable<Record>& table,
+                     const std::vector<Record>& records) {
+  ColumnTable columns(records.size());
+  AddFieldColumns(columns, table.fields, records.size(), [&](size_t i) {
+    return std::pair{&records[i], i};
+  });
+  columns.Write(root, std::string(table.name));
 }
 
-void WriteSummary(H5::H5File& file, const SweepResults& results) {
-  const auto& rows = results.summary;
-  ColumnTable table(rows.size());
-  table.Add("policy", Column(rows, [](const SummaryRow& r) { return r.policy; }));
-  table.Add("slo_index", Column(rows, [](const SummaryRow& r) { return uint64_t{r.slo_index}; }));
-  table.Add("seeds", Column(rows, [](const SummaryRow& r) { return uint64_t{r.capacity.n}; }));
-  table.Add("capacity_mean_qps", Column(rows, [](const SummaryRow& r) { return r.capacity.mean; }));
-  table.Add("capacity_sd_qps", Column(rows, [](const SummaryRow& r) { return r.capacity.sd; }));
-  table.Add("capacity_ci95_low_qps",
-            Column(rows, [](const SummaryRow& r) { return r.capacity.ci_low; }));
-  table.Add("capacity_ci95_high_qps",
-            Column(rows, [](const SummaryRow& r) { return r.capacity.ci_high; }));
-  table.Add("left_censored_seeds",
-            Column(rows, [](const SummaryRow& r) { return uint64_t{r.left_censored}; }));
-  table.Add("right_censored_seeds",
-            Column(rows, [](const SummaryRow& r) { return uint64_t{r.right_censored}; }));
-  table.Add("reference_qps", Column(rows, [](const SummaryRow& r) { return r.reference_qps; }));
-  table.Add("token_hit_rate_at_reference",
-            Column(rows, [](const SummaryRow& r) { return r.token_hit_rate; }));
-  table.Add("slo_value_at_reference_s",
-            Column(rows, [](const SummaryRow& r) { return r.slo_value; }));
-  table.Add("ratio_seeds", Column(rows, [](const SummaryRow& r) { return uint64_t{r.ratio.n}; }));
-  table.Add("ratio_mean", Column(rows, [](const SummaryRow& r) { return r.ratio.mean; }));
-  table.Add("ratio_sd", Column(rows, [](const SummaryRow& r) { return r.ratio.sd; }));
-  table.Add("ratio_ci95_low", Column(rows, [](const SummaryRow& r) { return r.ratio.ci_low; }));
-  table.Add("ratio_ci95_high", Column(rows, [](const SummaryRow& r) { return r.ratio.ci_high; }));
-  H5::Group root = file.openGroup("/");
-  table.Write(root, "summary");
+void WriteProvenance(H5::Group& root, const Provenance& p) {
+  H5::Group group = root.createGroup("provenance");
+  WriteStringAttribute(group, "kvroute_version", p.kvroute_version);
+  WriteStringAttribute(group, "git_revision", p.git_revision);
+  WriteStringAttribute(group, "created_utc", p.created_utc);
+  WriteStringAttribute(group, "working_directory", p.working_directory);
+  WriteStringAttribute(group, "scenario_hash", p.scenario_hash);
+  WriteText(group, "command_line", p.command_line);
+  WriteText(group, "scenario_yaml", p.scenario_yaml);
+  WriteText(group, "resolved_scenario_yaml", p.resolved_scenario_yaml);
 }
 
-void WriteSlos(H5::H5File& file, const SweepResults& results) {
-  const auto& slos = results.slos;
-  ColumnTable table(slos.size());
-  std::vector<uint64_t> index(slos.size());
-  for (size_t i = 0; i < slos.size(); ++i) index[i] = i;
-  table.Add("index", index);
-  table.Add("metric", Column(slos, [](const Slo& s) { return std::string(MetricName(s.metric)); }));
-  table.Add("percentile", Column(slos, [](const Slo& s) { return s.percentile; }));
-  table.Add("threshold_s", Column(slos, [](const Slo& s) { return s.threshold_s; }));
-  table.Add("label", Column(slos, [](const Slo& s) { return s.Label(); }));
-  H5::Group root = file.openGroup("/");
-  table.Write(root, "slos");
+// The point as the file keeps it: a NaN policy statistic marks a policy
+// without it, so it does not come back, and statistics come back in column
+// order.
+std::string StoredForm(PointResult p) {
+  std::erase_if(p.policy_stats, [](const auto& stat) { return std::isnan(stat.second); });
+  std::sort(p.policy_stats.begin(), p.policy_stats.end());
+  return EncodePoint(p);
+}
+
+// Every point read back from the file on disk equals the point written.
+void Verify(const std::string& path, const SweepResults& results) {
+  StoredResults stored = ReadResultsHdf5(path);
+  const SweepResults& r = stored.results;
+  if (r.points.size() != results.points.size() || r.capacity.size() != results.capacity.size() ||
+      r.summary.size() != results.summary.size() || r.slos.size() != results.slos.size()) {
+    throw std::runtime_error("a table has the wrong number of rows");
+  }
+  for (size_t i = 0; i < r.points.size(); ++i) {
+    if (StoredForm(r.points[i]) != StoredForm(results.points[i])) {
+      throw std::runtime_error("point " + std::to_string(i) + " differs");
+    }
+  }
 }
 
 }  // namespace
 
-void WriteResultsHdf5(const std::string& path, const FileAttributes& attributes,
-                      const SweepResults& results) {
-  std::string temporary = path + ".tmp";
+std::string ResultsHdf5Image(const Provenance& provenance, const SweepResults& results) {
+  // Built with the core driver, in memory only: nothing touches the disk
+  // until the whole image exists.
+  static std::atomic<uint64_t> images{0};
+  const std::string name =
+      "kvroute-image-" + std::to_string(::getpid()) + "-" + std::to_string(images++);
   try {
     H5::Exception::dontPrint();
-    {
-      H5::H5File file(temporary, H5F_ACC_TRUNC);
-      H5::Group root = file.openGroup("/");
-      WriteStringAttribute(root, "kvroute_version", attributes.kvroute_version);
-      WriteStringAttribute(root, "scenario_yaml", attributes.scenario_yaml);
-      WriteStringAttribute(root, "command_line", attributes.command_line);
-      WriteStringAttribute(root, "created_utc", attributes.created_utc);
-      WriteStringAttribute(root, "scenario_hash", attributes.scenario_hash);
-      WriteStringAttribute(root, "baseline", results.baseline);
-      WritePoints(file, results);
-      WriteTenants(file, results);
-      WriteTimeSeries(file, results);
-      WriteDeploymentSeries(file, results);
-      WriteCapacity(file, results);
-      WriteSummary(file, results);
-      WriteSlos(file, results);
+    H5::FileAccPropList access;
+    access.setCore(1 << 20, /*backing_store=*/false);
+    H5::H5File file(name, H5F_ACC_TRUNC, H5::FileCreatPropList::DEFAULT, access);
+    H5::Group root = file.openGroup("/");
+    WriteStringAttribute(root, "layout_version", kResultsLayoutVersion);
+    WriteStringAttribute(root, "baseline", results.baseline);
+    WriteProvenance(root, provenance);
+    WritePoints(root, results);
+    for (const PointTable& table : PointRowTables()) WriteRowTable(root, table, results);
+    WriteSweepTable(root, CapacityTable(), results.capacity);
+    WriteSweepTable(root, SummaryTable(), results.summary);
+    WriteSweepTable(root, SloTable(), results.slos);
+    file.flush(H5F_SCOPE_GLOBAL);
+    ssize_t size = H5Fget_file_image(file.getId(), nullptr, 0);
+    if (size < 0) throw std::runtime_error("cannot take the HDF5 file image");
+    std::string image(static_cast<size_t>(size), '\0');
+    if (H5Fget_file_image(file.getId(), image.data(), image.size()) != size) {
+      throw std::runtime_error("cannot take the HDF5 file image");
     }
-    std::filesystem::rename(temporary, path);
+    return image;
   } catch (const H5::Exception& e) {
-    std::filesystem::remove(temporary);
-    throw std::runtime_error(path + ": cannot write HDF5: " + e.getDetailMsg());
-  } catch (const std::filesystem::filesystem_error& e) {
-    std::filesystem::remove(temporary);
-    throw std::runtime_error(path + ": " + e.what());
+    throw std::runtime_error("cannot build the HDF5 file: " + e.getFuncName() + ": " +
+                             e.getDetailMsg());
   }
+}
+
+void WriteResultsHdf5(const std::string& path, const Provenance& provenance,
+                      const SweepResults& results) {
+  std::string image;
+  try {
+    image = ResultsHdf5Image(provenance, results);
+  } catch (const std::exception& e) {
+    throw OutputFileError("cannot write " + path + ": " + e.what());
+  }
+  WriteFileAtomically(path, image, [&](const std::string& written) { Verify(written, results); });
 }
 
 }  // namespace kvroute::analysis

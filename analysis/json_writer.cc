@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analysis/point_fields.h"
+
 namespace kvroute::analysis {
 
 void JsonWriter::Separate() {
@@ -40,13 +42,8 @@ void JsonWriter::Key(std::string_view key) {
 }
 
 void JsonWriter::Number(double value) {
-  if (std::isnan(value)) {
-    Separate();
-    out_ += "null";
-    return;
-  }
-  if (std::isinf(value)) {
-    String(value > 0 ? "inf" : "-inf");
+  if (!std::isfinite(value)) {
+    Null();
     return;
   }
   Separate();
@@ -67,9 +64,9 @@ void JsonWriter::String(std::string_view value) {
     if (c == '"' || c == '\\') {
       out_ += '\\';
       out_ += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
+    } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
       char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned char>(c));
       out_ += escaped;
     } else {
       out_ += c;
@@ -83,22 +80,53 @@ void JsonWriter::Bool(bool value) {
   out_ += value ? "true" : "false";
 }
 
+void JsonWriter::Null() {
+  Separate();
+  out_ += "null";
+}
+
 namespace {
 
-void WriteSummary(JsonWriter& json, std::string_view name, const LatencySummary& s) {
-  json.Key(name);
-  json.BeginObject();
-  json.Key("p50_s");
-  json.Number(s.p50);
-  json.Key("p90_s");
-  json.Number(s.p90);
-  json.Key("p99_s");
-  json.Number(s.p99);
-  json.Key("max_s");
-  json.Number(s.max);
-  json.Key("mean_s");
-  json.Number(s.mean);
-  json.EndObject();
+bool HasLatency(const PointTable& table) {
+  for (const PointField& f : table.fields) {
+    if (f.range == FieldRange::kLatency) return true;
+  }
+  return false;
+}
+
+// Writes a real; an infinite one is null and its key joins `unbounded`.
+void Real(JsonWriter& json, std::string_view key, double value,
+          std::vector<std::string_view>* unbounded) {
+  json.Key(key);
+  json.Number(value);
+  if (std::isinf(value)) unbounded->push_back(key);
+}
+
+void Unbounded(JsonWriter& json, const std::vector<std::string_view>& unbounded) {
+  json.Key("unbounded");
+  json.BeginArray();
+  for (std::string_view key : unbounded) json.String(key);
+  json.EndArray();
+}
+
+// The fields of one row of `table`, inside an object the caller opened.
+void Fields(JsonWriter& json, const PointTable& table, const PointResult& p, size_t row,
+            std::vector<std::string_view>* unbounded) {
+  for (const PointField& f : table.fields) {
+    switch (f.type) {
+      case FieldType::kText:
+        json.Key(f.name);
+        json.String(f.text(p, row));
+        break;
+      case FieldType::kCount:
+        json.Key(f.name);
+        json.Integer(f.count(p, row));
+        break;
+      case FieldType::kReal:
+        Real(json, f.name, f.real(p, row), unbounded);
+        break;
+    }
+  }
 }
 
 }  // namespace
@@ -106,60 +134,32 @@ void WriteSummary(JsonWriter& json, std::string_view name, const LatencySummary&
 std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
   JsonWriter json;
   json.BeginObject();
-  json.Key("policy");
-  json.String(p.policy);
-  json.Key("qps");
-  json.Number(p.qps);
-  json.Key("seed");
-  json.Integer(p.seed);
-  for (auto [name, value] : {std::pair{"offered", p.offered},
-                             {"completed", p.completed},
-                             {"unfinished", p.unfinished},
-                             {"rejected", p.rejected},
-                             {"failed", p.failed},
-                             {"retried", p.retried},
-                             {"measured", p.measured}}) {
-    json.Key(name);
-    json.Integer(value);
-  }
-  WriteSummary(json, "ttft", p.ttft);
-  WriteSummary(json, "tpot", p.tpot);
-  WriteSummary(json, "e2e", p.e2e);
-  json.Key("slo");
+  std::vector<std::string_view> unbounded;
+  Fields(json, PointScalars(), p, 0, &unbounded);
+  std::vector<std::string> slo_keys;
+  for (size_t i = 0; i < p.slo_values.size(); ++i) slo_keys.push_back(SloValueColumn(i));
+  for (size_t i = 0; i < p.slo_values.size(); ++i)
+    Real(json, slo_keys[i], p.slo_values[i], &unbounded);
+  json.Key("slos");
   json.BeginArray();
   for (size_t i = 0; i < slos.size() && i < p.slo_values.size(); ++i) {
     json.BeginObject();
+    json.Key("index");
+    json.Integer(i);
     json.Key("label");
     json.String(slos[i].Label());
-    json.Key("value_s");
-    json.Number(p.slo_values[i]);
+    std::vector<std::string_view> slo_unbounded;
+    Real(json, "value_s", p.slo_values[i], &slo_unbounded);
     json.Key("met");
     json.Bool(slos[i].Met(p.slo_values[i]));
+    Unbounded(json, slo_unbounded);
     json.EndObject();
   }
   json.EndArray();
-  json.Key("token_hit_rate");
-  json.Number(p.token_hit_rate);
-  json.Key("request_hit_rate");
-  json.Number(p.request_hit_rate);
-  json.Key("prefill_tokens_computed");
-  json.Integer(p.prefill_tokens_computed);
-  json.Key("cache_evictions");
-  json.Integer(p.cache_evictions);
-  json.Key("preemptions");
-  json.Integer(p.preemptions);
-  json.Key("replica_failures");
-  json.Integer(p.replica_failures);
-  json.Key("mean_in_system");
-  json.Number(p.mean_in_system);
-  json.Key("mean_held_kv_blocks");
-  json.Number(p.mean_held_kv_blocks);
   json.Key("replica_requests");
   json.BeginArray();
   for (uint64_t n : p.replica_requests) json.Integer(n);
   json.EndArray();
-  json.Key("imbalance");
-  json.Number(p.imbalance);
   json.Key("policy_stats");
   json.BeginObject();
   for (const auto& [name, value] : p.policy_stats) {
@@ -167,62 +167,20 @@ std::string PointToJson(const PointResult& p, const std::vector<Slo>& slos) {
     json.Number(value);
   }
   json.EndObject();
-  if (!p.deployment_series.empty()) {
-    // share = the deployment's requests / all requests of the bucket.
-    json.Key("deployment_series");
+  for (const PointTable& table : PointRowTables()) {
+    json.Key(table.name);
     json.BeginArray();
-    for (size_t i = 0; i < p.deployment_series.size(); ++i) {
-      const DeploymentSample& s = p.deployment_series[i];
+    const bool latency = HasLatency(table);
+    for (size_t row = 0; row < table.rows(p); ++row) {
       json.BeginObject();
-      json.Key("start_s");
-      json.Number(s.start_s);
-      json.Key("deployment");
-      json.String(p.deployment_names[s.deployment]);
-      json.Key("requests");
-      json.Integer(s.requests);
-      json.Key("share");
-      json.Number(ShareOrNaN(s.requests, BucketRequests(p, i)));
-      json.Key("share_of_hit_elsewhere");
-      json.Number(ShareOrNaN(s.hit_elsewhere_taken, s.hit_elsewhere));
-      json.Key("cold_hit_elsewhere");
-      json.Integer(s.cold_hit_elsewhere);
-      json.Key("cold_hit_elsewhere_taken");
-      json.Integer(s.cold_hit_elsewhere_taken);
-      json.Key("token_hit_rate");
-      json.Number(ShareOrNaN(s.hit_tokens, s.prompt_tokens));
+      std::vector<std::string_view> row_unbounded;
+      Fields(json, table, p, row, &row_unbounded);
+      if (latency) Unbounded(json, row_unbounded);
       json.EndObject();
     }
     json.EndArray();
   }
-  json.Key("series");
-  json.BeginArray();
-  for (const SeriesSample& s : p.series) {
-    json.BeginObject();
-    json.Key("start_s");
-    json.Number(s.start_s);
-    json.Key("arrived");
-    json.Integer(s.arrived);
-    json.Key("completed");
-    json.Integer(s.completed);
-    json.Key("token_hit_rate");
-    json.Number(ShareOrNaN(s.hit_tokens, s.prompt_tokens));
-    json.Key("mean_waiting");
-    json.Number(s.mean_waiting);
-    json.Key("max_waiting");
-    json.Integer(s.max_waiting);
-    json.Key("kv_utilization");
-    json.Number(s.kv_utilization);
-    json.Key("failures");
-    json.Integer(s.failures);
-    json.Key("recoveries");
-    json.Integer(s.recoveries);
-    json.EndObject();
-  }
-  json.EndArray();
-  json.Key("simulated_s");
-  json.Number(p.simulated_s);
-  json.Key("events");
-  json.Integer(p.events);
+  Unbounded(json, unbounded);
   json.EndObject();
   return json.str();
 }

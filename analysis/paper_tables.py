@@ -90,23 +90,30 @@ class Run:
         return (high - low) / 2 if math.isfinite(low) and math.isfinite(high) else float("nan")
 
     def cap(self, policy, threshold):
-        """Capacity, mean ± CI over seeds, with its censoring."""
+        """Capacity over the uncensored seeds (mean ± CI, or the grid interval [low, high) when
+        not bisected), with the censored seeds and their bound, as kvroute prints it."""
         row = self.summary_row(policy, threshold)
-        text = fmt(float(row["capacity_mean_qps"]),
-                   self.half_width(row["capacity_ci95_low_qps"], row["capacity_ci95_high_qps"]),
-                   digits=0)
-        seeds = int(row["seeds"])
+        seeds, uncensored = int(row["seeds"]), int(row["uncensored_seeds"])
         left, right = int(row["left_censored_seeds"]), int(row["right_censored_seeds"])
         notes = []
         if left:
-            notes.append(f"{left}/{seeds} <grid")
+            notes.append(f"{left}/{seeds} < {float(row['censored_below_qps']):g}")
         if right:
-            notes.append(f"{right}/{seeds} >grid")
+            notes.append(f"{right}/{seeds} ≥ {float(row['censored_at_least_qps']):g}")
+        if not uncensored:
+            return ", ".join(notes)
+        if int(row["quantised"]):
+            text = (f"[{float(row['capacity_mean_qps']):g}, "
+                    f"{float(row['capacity_upper_mean_qps']):g})")
+        else:
+            text = fmt(float(row["capacity_mean_qps"]),
+                       self.half_width(row["capacity_ci95_low_qps"],
+                                       row["capacity_ci95_high_qps"]), digits=0)
         return text + (f" ({', '.join(notes)})" if notes else "")
 
     def ratio(self, policy, threshold, baseline):
-        """Capacity ratio to `baseline`, paired by seed (seeds where the baseline is 0 left out),
-        as kvroute computed it for the run's sweep.baseline."""
+        """Capacity ratio to `baseline`, paired by seed (seeds where either capacity is censored
+        left out), as kvroute computed it for the run's sweep.baseline."""
         if baseline != self.baseline:
             raise ValueError(f"the run's baseline is '{self.baseline}', not '{baseline}'")
         row = self.summary_row(policy, threshold)
@@ -330,7 +337,8 @@ def canary(d):
         if not os.path.exists(path):
             return ""
         with open(path) as f:
-            series[lam] = [s for s in json.load(f)["deployment_series"] if s["deployment"] == "B"]
+            series[lam] = [s for s in json.load(f)["deployment_series"]
+                           if s["deployment_name"] == "B"]
 
     def pct(v):
         return "—" if v is None else f"{100 * v:.2f}%"

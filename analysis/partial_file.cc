@@ -1,6 +1,9 @@
 #include "analysis/partial_file.h"
 
+#include <bit>
 #include <filesystem>
+#include <set>
+#include <tuple>
 
 #include "analysis/hdf5_attributes.h"
 #include "analysis/point_codec.h"
@@ -9,6 +12,8 @@ namespace kvroute::analysis {
 namespace {
 
 constexpr char kRecords[] = "point_records";
+// More records than any sweep has: a larger count is damage.
+constexpr size_t kMaxRecords = size_t{1} << 28;
 
 H5::StrType RecordType() { return H5::StrType(H5::PredType::C_S1, H5T_VARIABLE); }
 
@@ -24,7 +29,7 @@ PartialFile PartialFile::Create(const std::string& path, const std::string& scen
     H5::H5File file(path, H5F_ACC_TRUNC);
     H5::Group root = file.openGroup("/");
     WriteStringAttribute(root, "scenario_hash", scenario_hash);
-    WriteStringAttribute(root, "scenario_yaml", scenario_yaml);
+    WriteText(root, "scenario_yaml", scenario_yaml);
     hsize_t dims[1] = {0}, max_dims[1] = {H5S_UNLIMITED}, chunk[1] = {16};
     H5::DataSpace space(1, dims, max_dims);
     H5::DSetCreatPropList properties;
@@ -38,6 +43,7 @@ PartialFile PartialFile::Create(const std::string& path, const std::string& scen
 }
 
 PartialFile PartialFile::Resume(const std::string& path, const std::string& scenario_hash,
+                                const PointExpectations& expected,
                                 std::vector<PointResult>* points) {
   H5::Exception::dontPrint();
   std::string stored;
@@ -49,26 +55,57 @@ PartialFile PartialFile::Resume(const std::string& path, const std::string& scen
                            "); delete it to start the sweep afresh");
   }
   if (stored != scenario_hash) {
-    throw PartialFileError(path + ": written for a different scenario (hash " + stored +
+    throw PartialFileError(path + ": written for a different scenario or kvroute (hash " + stored +
                            ", this run " + scenario_hash +
                            "); refusing to mix their points — run without --resume to start "
-                           "afresh, or resume with the scenario and options it was started with");
+                           "afresh, or resume with the kvroute, scenario and options it was "
+                           "started with");
   }
+  const std::string refuse = "; the partial file is refused: delete it to start the sweep afresh";
   try {
     H5::H5File file(path, H5F_ACC_RDWR);
     H5::DataSet dataset = file.openDataSet(kRecords);
-    size_t rows = static_cast<size_t>(dataset.getSpace().getSimpleExtentNpoints());
-    std::vector<char*> records(rows);
+    H5::DataSpace space = dataset.getSpace();
+    if (dataset.getTypeClass() != H5T_STRING || !dataset.getStrType().isVariableStr() ||
+        space.getSimpleExtentNdims() != 1) {
+      throw PartialFileError(path + ": /" + kRecords + " is not a list of records" + refuse);
+    }
+    size_t rows = static_cast<size_t>(space.getSimpleExtentNpoints());
+    if (rows > kMaxRecords) {
+      throw PartialFileError(path + ": implausibly many records (" + std::to_string(rows) + ")" +
+                             refuse);
+    }
+    std::vector<char*> records(rows, nullptr);
     H5::StrType type = RecordType();
     if (rows > 0) dataset.read(records.data(), type);
     std::vector<PointResult> decoded;
-    try {
-      for (char* record : records) decoded.push_back(DecodePoint(record));
-    } catch (const PointCodecError& e) {
-      H5::DataSet::vlenReclaim(records.data(), type, dataset.getSpace());
-      throw PartialFileError(path + ": " + e.what());
+    std::string problem;
+    std::set<std::tuple<std::string, uint64_t, uint64_t>> seen;
+    for (size_t i = 0; i < rows && problem.empty(); ++i) {
+      const std::string record = "record " + std::to_string(i);
+      if (records[i] == nullptr) {
+        problem = record + " is empty";
+        break;
+      }
+      try {
+        PointResult p = DecodePoint(records[i]);
+        try {
+          CheckPoint(p, expected);
+        } catch (const PointCheckError& e) {
+          problem = record + " (" + DescribePoint(p) + ") " + e.what();
+          break;
+        }
+        if (!seen.insert({p.policy, std::bit_cast<uint64_t>(p.qps), p.seed}).second) {
+          problem = record + " (" + DescribePoint(p) + ") repeats an earlier record's point";
+          break;
+        }
+        decoded.push_back(std::move(p));
+      } catch (const PointCodecError& e) {
+        problem = record + ": " + e.what();
+      }
     }
-    if (rows > 0) H5::DataSet::vlenReclaim(records.data(), type, dataset.getSpace());
+    if (rows > 0) H5::DataSet::vlenReclaim(records.data(), type, space);
+    if (!problem.empty()) throw PartialFileError(path + ": " + problem + refuse);
     points->insert(points->end(), decoded.begin(), decoded.end());
     return PartialFile(path, file, rows);
   } catch (const H5::Exception& e) {

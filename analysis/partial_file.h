@@ -1,9 +1,11 @@
 // The file a sweep writes while it runs, FILE.h5.partial: an HDF5 file whose
-// root attributes identify the scenario (its hash and text) and whose dataset
-// /point_records (extendible, chunked) holds one encoded point per finished
-// point (point_codec.h). Each append is flushed to disk, so an interrupted
-// sweep loses at most the points that were still running. When the sweep
-// completes the finished file is written and this one is removed.
+// root attribute scenario_hash and text dataset /scenario_yaml identify the
+// scenario, and whose dataset /point_records (extendible, chunked) holds one
+// encoded point per finished point (point_codec.h). Each append is flushed to
+// disk, so an interrupted sweep loses at most the points that were still
+// running. When the sweep completes the finished file is written and this one
+// is removed. On resume every record is decoded and checked (point_check.h):
+// one that is damaged or inconsistent refuses the whole file, naming it.
 #ifndef KVROUTE_ANALYSIS_PARTIAL_FILE_H_
 #define KVROUTE_ANALYSIS_PARTIAL_FILE_H_
 
@@ -14,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/point_check.h"
 #include "analysis/point_metrics.h"
 
 namespace kvroute::analysis {
@@ -31,9 +34,11 @@ class PartialFile {
                             const std::string& scenario_yaml);
   // Opens `path` to continue it and appends its points to `points`. Throws
   // PartialFileError, leaving the file untouched, if it was written for a
-  // scenario whose hash is not `scenario_hash`, or cannot be read.
+  // scenario whose hash is not `scenario_hash`, cannot be read, or holds a
+  // record that is damaged, fails CheckPoint against `expected`, or repeats
+  // the point of an earlier record; the message names the record.
   static PartialFile Resume(const std::string& path, const std::string& scenario_hash,
-                            std::vector<PointResult>* points);
+                            const PointExpectations& expected, std::vector<PointResult>* points);
 
   // Appends one point and flushes the file to disk.
   void Append(const PointResult& point);

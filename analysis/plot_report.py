@@ -1,25 +1,37 @@
 #!/usr/bin/env python3
 """Draws the plots of a kvroute results file (`kvroute report FILE.h5 --plots DIR`).
 
-Usage: plot_report.py FILE.h5 DIR [QPS]
+Usage: plot_report.py FILE.h5 DIR [--qps Q] [--format png|pdf|svg] [--dpi N]
+                      [--published VALUES.json]
 
-Writes into DIR, and prints each path it wrote:
-  slo_vs_load.png     each SLO's metric (mean over seeds) against load, one line per
-                      policy, with the SLO threshold as a dashed line
-  hit_rate_vs_load.png  token-weighted KV hit rate against load
-  capacity.png        each policy's SLO capacity, mean with its 95% CI over seeds
-  replica_load.png    requests per replica at the reference load (mean over seeds),
-                      replicas sorted from busiest to idlest
-and from the time series, at load QPS (default: the reference load), over simulated time:
-  hit_rate_over_time.png   token hit rate per bucket, one line per policy (all seeds'
-                           tokens together); grey bands mark the warm-up
-  queue_over_time.png      waiting requests per replica (mean over replicas, solid) and
-                           on the busiest replica (dotted), mean over seeds; a vertical
-                           line marks each bucket with a replica failure (red) or
-                           recovery (green)
-  deployment_share_over_time.png  with several deployments: each deployment's share of
-                           the requests per bucket, one panel per policy
+Writes into DIR, and prints each path it wrote (each is written under a
+temporary name and renamed, so a plot is never half-written):
+  slo_vs_load       each SLO's metric against load, one line per policy: the mean
+                    over seeds with its 95% confidence band (Student t), the SLO
+                    threshold dashed; a load where some seed's percentile is
+                    unbounded (requests left unfinished) is drawn at the top, hollow
+  hit_rate_vs_load  token-weighted KV hit rate against load, mean and 95% band
+  capacity          each policy's SLO capacity: a solid bar for the mean over the
+                    uncensored seeds with its 95% CI when bisection resolved it, a
+                    bar to the lower bound with the grid interval [low, high) as a
+                    bracket when the grid quantises it; hatched bars for censored
+                    capacities (their bound: >= the highest load, < the lowest);
+                    with --published, the published values as black diamonds
+  replica_load      requests per replica at the reference load (mean over seeds),
+                    replicas sorted from busiest to idlest
+and from the time series, at load Q (default: the reference load), over simulated time:
+  hit_rate_over_time   token hit rate per bucket, one line per policy (all seeds'
+                       tokens together); grey bands mark the warm-up
+  queue_over_time      waiting requests per replica (mean over replicas, solid) and
+                       on the busiest replica (dotted), mean over seeds; a vertical
+                       line marks each bucket with a replica failure (red) or
+                       recovery (green)
+  deployment_share_over_time  with several deployments: each deployment's share of
+                       the requests per bucket, one panel per policy
+A scenario with a single load gets no plot against load and no capacity plot.
 """
+import argparse
+import json
 import math
 import os
 import sys
@@ -30,6 +42,15 @@ import matplotlib
 matplotlib.use("Agg")  # files only; no display needed
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+
+# Two-sided 95% Student t quantiles t(0.975, df) for df = 1..30; 1.96 beyond.
+T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+
+
+def t975(df):
+    return T975[df - 1] if df <= len(T975) else 1.96
 
 
 def text(value):
@@ -44,17 +65,42 @@ def policies_in_order(names):
     return seen
 
 
-def mean_by_load(points, mask, column):
-    """Loads (sorted) and the mean of `column` over the seeds at each load."""
+def mean_band(values):
+    """Mean and 95% half-width over seeds (NaN half-width for one seed); inf if any is."""
+    values = np.asarray(values, dtype=float)
+    if values.size == 0:
+        return math.nan, math.nan
+    if np.isinf(values).any():
+        return math.inf, math.nan
+    mean = float(np.mean(values))
+    if values.size < 2:
+        return mean, math.nan
+    half = t975(values.size - 1) * float(np.std(values, ddof=1)) / math.sqrt(values.size)
+    return mean, half
+
+
+def by_load(points, mask, column):
+    """Loads (sorted), and the mean and 95% half-width of `column` over seeds at each."""
     loads = sorted(set(points["qps"][mask]))
-    means = []
-    for q in loads:
-        values = points[column][mask & (points["qps"] == q)]
-        means.append(float(np.mean(values)))
-    return np.array(loads), np.array(means)
+    stats = [mean_band(points[column][mask & (points["qps"] == q)]) for q in loads]
+    return (np.array(loads), np.array([s[0] for s in stats]), np.array([s[1] for s in stats]))
 
 
-def plot_slos(points, policies, slos, out_dir):
+def draw_line(ax, loads, means, halves, label, ceiling=None, scale=1.0):
+    line = ax.plot(loads, np.where(np.isfinite(means), means * scale, np.nan), marker="o",
+                   label=label)[0]
+    band = np.isfinite(means) & np.isfinite(halves)
+    if band.any():
+        ax.fill_between(loads, np.where(band, (means - halves) * scale, np.nan),
+                        np.where(band, (means + halves) * scale, np.nan), color=line.get_color(),
+                        alpha=0.2, linewidth=0)
+    if ceiling is not None and np.isinf(means).any():
+        top = np.isinf(means)
+        ax.plot(loads[top], np.full(top.sum(), ceiling), linestyle="none", marker="^",
+                markerfacecolor="none", color=line.get_color())
+
+
+def plot_slos(points, policies, slos, out):
     fig, axes = plt.subplots(1, len(slos), figsize=(5.5 * len(slos), 4), squeeze=False)
     grid = points["refinement_round"] == 0
     for i, slo in enumerate(slos):
@@ -63,59 +109,99 @@ def plot_slos(points, policies, slos, out_dir):
         finite = points[column][np.isfinite(points[column])]
         ceiling = max(float(slo["threshold_s"]) * 4, float(finite.max()) if finite.size else 1.0)
         for policy in policies:
-            mask = grid & (points["policy"] == policy)
-            loads, means = mean_by_load(points, mask, column)
-            # A censored percentile (requests never finished) is +inf: drawn at the top.
-            shown = np.where(np.isfinite(means), means, ceiling)
-            ax.plot(loads, shown, marker="o", label=policy)
+            loads, means, halves = by_load(points, grid & (points["policy"] == policy), column)
+            draw_line(ax, loads, means, halves, policy, ceiling=ceiling)
         ax.axhline(float(slo["threshold_s"]), color="black", linestyle="--", linewidth=1,
                    label="SLO %g s" % float(slo["threshold_s"]))
         ax.set_yscale("log")
         ax.set_xlabel("load (QPS)")
-        ax.set_ylabel("%s, seconds (mean over seeds)" % text(slo["label"]).split(" <=")[0])
-        ax.set_title("SLO " + text(slo["label"]))
+        ax.set_ylabel("%s, seconds (mean, 95%% band over seeds)"
+                      % text(slo["label"]).split(" <=")[0])
+        ax.set_title("SLO " + text(slo["label"]) + " (hollow triangle: unbounded, unfinished)",
+                     fontsize=9)
         ax.legend(fontsize=8)
     fig.tight_layout()
-    return save(fig, out_dir, "slo_vs_load.png")
+    return out.save(fig, "slo_vs_load")
 
 
-def plot_hit_rate(points, policies, out_dir):
+def plot_hit_rate(points, policies, out):
     fig, ax = plt.subplots(figsize=(6, 4))
     grid = points["refinement_round"] == 0
     for policy in policies:
-        loads, means = mean_by_load(points, grid & (points["policy"] == policy), "token_hit_rate")
-        ax.plot(loads, 100 * means, marker="o", label=policy)
+        loads, means, halves = by_load(points, grid & (points["policy"] == policy),
+                                       "token_hit_rate")
+        draw_line(ax, loads, means, halves, policy, scale=100.0)
     ax.set_xlabel("load (QPS)")
-    ax.set_ylabel("token hit rate, % (mean over seeds)")
+    ax.set_ylabel("token hit rate, % (mean, 95% band over seeds)")
     ax.set_ylim(0, 100)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return save(fig, out_dir, "hit_rate_vs_load.png")
+    return out.save(fig, "hit_rate_vs_load")
 
 
-def plot_capacity(summary, policies, slos, out_dir):
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(policies) * len(slos)), 4))
+def plot_capacity(summary, policies, slos, published, out):
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(policies) * len(slos)), 4.5))
     width = 0.8 / len(slos)
     x = np.arange(len(policies))
+    shown_published = False
     for i, slo in enumerate(slos):
-        means, low, high = [], [], []
-        for policy in policies:
-            row = summary[(summary["policy"] == policy) & (summary["slo_index"] == i)][0]
-            m = float(row["capacity_mean_qps"])
-            means.append(m)
-            lo, hi = float(row["capacity_ci95_low_qps"]), float(row["capacity_ci95_high_qps"])
-            low.append(0 if math.isnan(lo) else m - lo)
-            high.append(0 if math.isnan(hi) else hi - m)
-        ax.bar(x + (i - (len(slos) - 1) / 2) * width, means, width, yerr=[low, high], capsize=4,
-               label="SLO " + text(slo["label"]))
+        color = "C%d" % i
+        offset = (i - (len(slos) - 1) / 2) * width
+        for j, policy in enumerate(policies):
+            rows = summary[(summary["policy"] == policy) & (summary["slo_index"] == i)]
+            if not len(rows):
+                continue
+            row = rows[0]
+            at = x[j] + offset
+            label = "SLO " + text(slo["label"]) if j == 0 else None
+            if int(row["uncensored_seeds"]) > 0:
+                mean = float(row["capacity_mean_qps"])
+                if int(row["quantised"]):
+                    upper = float(row["capacity_upper_mean_qps"])
+                    ax.bar(at, mean, width, color=color, label=label)
+                    ax.errorbar(at, (mean + upper) / 2, yerr=(upper - mean) / 2, color="black",
+                                capsize=4, linewidth=1)
+                    ax.annotate("[%g, %g)" % (mean, upper), (at, upper), ha="center",
+                                va="bottom", fontsize=7)
+                else:
+                    low, high = (float(row["capacity_ci95_low_qps"]),
+                                 float(row["capacity_ci95_high_qps"]))
+                    yerr = None if math.isnan(low) else [[mean - low], [high - mean]]
+                    ax.bar(at, mean, width, color=color, label=label, yerr=yerr, capsize=4)
+            for kind, column, sign, hatch in (("right", "censored_at_least_qps", "≥", "//"),
+                                              ("left", "censored_below_qps", "<", "\\\\")):
+                seeds = int(row[kind + "_censored_seeds"])
+                if seeds == 0:
+                    continue
+                bound = float(row[column])
+                if int(row["uncensored_seeds"]) == 0:
+                    ax.bar(at, bound, width, color=color, alpha=0.45, hatch=hatch,
+                           edgecolor="black", label=label)
+                    label = None
+                ax.annotate("%s %g (%d seed%s)" % (sign, bound, seeds, "" if seeds == 1 else "s"),
+                            (at, bound), ha="center", va="bottom", fontsize=7)
+            for p in published:
+                if p["policy"] == policy and int(p["slo"]) == i:
+                    value = float(p["capacity_qps"])
+                    yerr = None
+                    if p["ci_low_qps"] is not None:
+                        yerr = [[value - p["ci_low_qps"]], [p["ci_high_qps"] - value]]
+                    name = "published" + (" (%s)" % p["source"] if p["source"] else "")
+                    ax.errorbar(at, value, yerr=yerr, marker="D", color="black", capsize=3,
+                                linestyle="none", label=None if shown_published else name)
+                    shown_published = True
     ax.set_xticks(x, policies)
-    ax.set_ylabel("capacity (QPS), mean and 95% CI over seeds")
-    ax.legend(fontsize=8)
+    ax.set_ylabel("capacity (QPS): mean, 95% CI over uncensored seeds")
+    ax.set_title("bracket [low, high): between grid loads, not bisected; hatched: censored, "
+                 "a bound only", fontsize=9)
+    ax.set_ylim(bottom=0)
+    ax.margins(y=0.15)  # room for the bounds' labels
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
-    return save(fig, out_dir, "capacity.png")
+    return out.save(fig, "capacity")
 
 
-def plot_replica_load(points, replica_requests, policies, reference, out_dir):
+def plot_replica_load(points, replica_requests, policies, reference, out):
     fig, ax = plt.subplots(figsize=(6, 4))
     for policy in policies:
         mask = (points["policy"] == policy) & (points["qps"] == reference)
@@ -129,7 +215,7 @@ def plot_replica_load(points, replica_requests, policies, reference, out_dir):
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return save(fig, out_dir, "replica_load.png")
+    return out.save(fig, "replica_load")
 
 
 def series_by_policy(points, series, policies, qps):
@@ -155,7 +241,7 @@ def shade_warmup(ax, warmup_s):
         ax.axvspan(0, warmup_s, color="0.9", zorder=0)
 
 
-def plot_hit_rate_over_time(by_policy, qps, warmup_s, out_dir):
+def plot_hit_rate_over_time(by_policy, qps, warmup_s, out):
     fig, ax = plt.subplots(figsize=(7, 4))
     shade_warmup(ax, warmup_s)
     for policy, rows in by_policy.items():
@@ -170,10 +256,10 @@ def plot_hit_rate_over_time(by_policy, qps, warmup_s, out_dir):
     ax.set_title("hit rate over time at %g QPS" % qps)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    return save(fig, out_dir, "hit_rate_over_time.png")
+    return out.save(fig, "hit_rate_over_time")
 
 
-def plot_queue_over_time(by_policy, qps, warmup_s, out_dir):
+def plot_queue_over_time(by_policy, qps, warmup_s, out):
     fig, ax = plt.subplots(figsize=(7, 4))
     shade_warmup(ax, warmup_s)
     marked = set()
@@ -196,10 +282,10 @@ def plot_queue_over_time(by_policy, qps, warmup_s, out_dir):
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    return save(fig, out_dir, "queue_over_time.png")
+    return out.save(fig, "queue_over_time")
 
 
-def plot_deployment_share(by_policy, qps, warmup_s, out_dir):
+def plot_deployment_share(by_policy, qps, warmup_s, out):
     fig, axes = plt.subplots(1, len(by_policy), figsize=(5.5 * len(by_policy), 4),
                              squeeze=False)
     for ax, (policy, rows) in zip(axes[0], by_policy.items()):
@@ -219,41 +305,65 @@ def plot_deployment_share(by_policy, qps, warmup_s, out_dir):
         ax.set_title("%s at %g QPS" % (policy, qps))
         ax.legend(fontsize=8)
     fig.tight_layout()
-    return save(fig, out_dir, "deployment_share_over_time.png")
+    return out.save(fig, "deployment_share_over_time")
 
 
 def warmup_seconds(scenario_yaml):
-    """The scenario's warm-up, read from its text (default 30 s, as kvroute's)."""
+    """The warm-up, from the resolved scenario's top-level `warmup_s` line."""
     for line in scenario_yaml.splitlines():
         if line.startswith("warmup_s:"):
             try:
-                return float(line.split(":", 1)[1].split("#")[0])
+                return float(line.split(":", 1)[1].split("#")[0].strip().strip('"'))
             except ValueError:
                 break
-    return 30.0
+    return 0.0
 
 
-def save(fig, out_dir, name):
-    path = os.path.join(out_dir, name)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+class Output:
+    """Saves figures into a directory as FORMAT at DPI, each atomically."""
+
+    def __init__(self, directory, fmt, dpi):
+        self.directory, self.format, self.dpi = directory, fmt, dpi
+
+    def save(self, fig, name):
+        path = os.path.join(self.directory, name + "." + self.format)
+        temporary = os.path.join(self.directory, ".%s.%d.tmp" % (name, os.getpid()))
+        try:
+            fig.savefig(temporary, format=self.format, dpi=self.dpi)
+            with open(temporary, "rb") as f:
+                os.fsync(f.fileno())
+            os.replace(temporary, path)
+        finally:
+            plt.close(fig)
+            if os.path.exists(temporary):
+                os.remove(temporary)
+        return path
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
-        sys.exit("usage: plot_report.py FILE.h5 DIR [QPS]")
-    path, out_dir = sys.argv[1], sys.argv[2]
-    os.makedirs(out_dir, exist_ok=True)
-    with h5py.File(path, "r") as f:
+    parser = argparse.ArgumentParser(description="Plots of a kvroute results file")
+    parser.add_argument("file")
+    parser.add_argument("dir")
+    parser.add_argument("--qps", type=float)
+    parser.add_argument("--format", choices=("png", "pdf", "svg"), default="png")
+    parser.add_argument("--dpi", type=int, default=150)
+    parser.add_argument("--published")
+    args = parser.parse_args()
+    os.makedirs(args.dir, exist_ok=True)
+    out = Output(args.dir, args.format, args.dpi)
+    published = []
+    if args.published:
+        with open(args.published) as f:
+            published = json.load(f)
+    with h5py.File(args.file, "r") as f:
         points = f["points"][:]
         summary = f["summary"][:]
         slos = f["slos"][:]
         replica_requests = f["replica_requests"][:]
-        # Files of kvroute versions before the time series have neither table.
-        series = f["timeseries"][:] if "timeseries" in f else None
-        deployments = f["deployment_series"][:] if "deployment_series" in f else None
-        warmup_s = warmup_seconds(text(f.attrs.get("scenario_yaml", b"")))
+        series = f["timeseries"][:]
+        deployments = f["deployment_series"][:]
+        resolved = f["provenance/resolved_scenario_yaml"][()]
+        warmup_s = warmup_seconds(text(resolved))
     # Strings come back as bytes; compare them as str.
     points = {name: points[name] for name in points.dtype.names}
     points["policy"] = np.array([text(p) for p in points["policy"]])
@@ -263,23 +373,23 @@ def main():
     summary = np.rec.fromarrays(list(summary.values()), names=list(summary.keys()))
     policies = policies_in_order(list(points["policy"]))
     reference = float(summary["reference_qps"][0]) if len(summary) else float("nan")
-    written = [
-        plot_slos(points, policies, slos, out_dir),
-        plot_hit_rate(points, policies, out_dir),
-        plot_capacity(summary, policies, slos, out_dir),
-        plot_replica_load(points, replica_requests, policies, reference, out_dir),
-    ]
-    qps = float(sys.argv[3]) if len(sys.argv) == 4 else reference
+    grid_loads = set(points["qps"][points["refinement_round"] == 0])
+    written = []
+    if len(grid_loads) > 1:  # one load has no curve and no capacity to speak of
+        written += [plot_slos(points, policies, slos, out), plot_hit_rate(points, policies, out),
+                    plot_capacity(summary, policies, slos, published, out)]
+    written.append(plot_replica_load(points, replica_requests, policies, reference, out))
+    qps = args.qps if args.qps is not None else reference
     if not (points["qps"] == qps).any():
         sys.exit("%s: no point at %g QPS (loads: %s)" % (
-            path, qps, ", ".join("%g" % q for q in sorted(set(points["qps"])))))
-    if series is not None and len(series):
+            args.file, qps, ", ".join("%g" % q for q in sorted(set(points["qps"])))))
+    if len(series):
         by_policy = series_by_policy(points, series, policies, qps)
-        written.append(plot_hit_rate_over_time(by_policy, qps, warmup_s, out_dir))
-        written.append(plot_queue_over_time(by_policy, qps, warmup_s, out_dir))
-    if deployments is not None and len(deployments):
+        written.append(plot_hit_rate_over_time(by_policy, qps, warmup_s, out))
+        written.append(plot_queue_over_time(by_policy, qps, warmup_s, out))
+    if len(deployments):
         by_policy = series_by_policy(points, deployments, policies, qps)
-        written.append(plot_deployment_share(by_policy, qps, warmup_s, out_dir))
+        written.append(plot_deployment_share(by_policy, qps, warmup_s, out))
     for w in written:
         print(w)
 

@@ -5,12 +5,38 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "analysis/point_fields.h"
+
 namespace kvroute::analysis {
 namespace {
 
-// Bumped whenever the field list changes, so a record of an older layout is
-// refused rather than misread.
-constexpr std::string_view kMagic = "kvroute-point-v4";
+// Names the layout: the version of the record's frame and a hash of the
+// stored fields' names and types in order (point_fields.h), so that a record
+// written before a field was added, removed or reordered is refused rather
+// than misread, without anyone remembering to bump a number.
+const std::string& Magic() {
+  static const std::string magic = [] {
+    uint64_t hash = 14695981039346656037ULL;  // FNV-1a
+    auto mix = [&](std::string_view text) {
+      for (char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+      hash = (hash ^ 0xff) * 1099511628211ULL;
+    };
+    auto fields = [&](const PointTable& table) {
+      mix(table.name);
+      for (const PointField& f : table.fields) {
+        if (f.derived()) continue;
+        mix(f.name);
+        mix(TypeName(f.type));
+      }
+    };
+    fields(PointScalars());
+    for (const PointTable& table : PointRowTables()) fields(table);
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+    return "kvroute-point-v5-" + std::string(hex);
+  }();
+  return magic;
+}
 
 class Writer {
  public:
@@ -26,8 +52,18 @@ class Writer {
     text_.append(s);
     text_ += ' ';
   }
-  void Latency(const LatencySummary& l) {
-    for (double v : {l.p50, l.p90, l.p99, l.max, l.mean}) F64(v);
+  void Value(const PointField& f, const PointResult& p, size_t row) {
+    switch (f.type) {
+      case FieldType::kText:
+        Str(f.text(p, row));
+        break;
+      case FieldType::kCount:
+        U64(f.count(p, row));
+        break;
+      case FieldType::kReal:
+        F64(f.real(p, row));
+        break;
+    }
   }
   std::string Take() { return std::move(text_); }
 
@@ -49,15 +85,28 @@ class Reader {
     Space();
     return s;
   }
-  void Latency(LatencySummary* l) {
-    for (double* v : {&l->p50, &l->p90, &l->p99, &l->max, &l->mean}) *v = F64();
-  }
-  // Bounds a count read from the record by what the rest could hold, so a
-  // damaged record cannot ask for a huge allocation.
-  size_t Count() {
+  // Bounds a count read from the record by what the rest could hold, at
+  // `bytes_each` bytes or more per element, so that a damaged record cannot
+  // ask for a huge allocation.
+  size_t Count(size_t bytes_each) {
     uint64_t n = U64();
-    if (n > text_.size() - pos_) Fail();
+    if (n > (text_.size() - pos_) / bytes_each) Fail();
     return static_cast<size_t>(n);
+  }
+  void Value(const PointField& f, PointResult& p, size_t row) {
+    std::string problem;
+    switch (f.type) {
+      case FieldType::kText:
+        problem = SetChecked(f, p, row, Str());
+        break;
+      case FieldType::kCount:
+        problem = SetChecked(f, p, row, U64());
+        break;
+      case FieldType::kReal:
+        problem = SetChecked(f, p, row, F64());
+        break;
+    }
+    if (!problem.empty()) throw PointCodecError("field '" + std::string(f.name) + "' " + problem);
   }
   void ExpectEnd() {
     if (pos_ != text_.size()) Fail();
@@ -87,136 +136,69 @@ class Reader {
   size_t pos_ = 0;
 };
 
+size_t StoredFields(const PointTable& table) {
+  size_t n = 0;
+  for (const PointField& f : table.fields) n += f.derived() ? 0 : 1;
+  return n;
+}
+
 }  // namespace
 
 std::string EncodePoint(const PointResult& p) {
   Writer w;
-  w.Str(kMagic);
-  w.Str(p.policy);
-  w.F64(p.qps);
-  w.U64(p.seed);
-  w.U64(p.refinement_round);
-  for (uint64_t v :
-       {p.offered, p.completed, p.unfinished, p.rejected, p.failed, p.retried, p.measured}) {
-    w.U64(v);
+  w.Str(Magic());
+  for (const PointField& f : PointScalars().fields) {
+    if (!f.derived()) w.Value(f, p, 0);
   }
-  w.Latency(p.ttft);
-  w.Latency(p.tpot);
-  w.Latency(p.e2e);
   w.U64(p.slo_values.size());
   for (double v : p.slo_values) w.F64(v);
-  w.F64(p.token_hit_rate);
-  w.F64(p.request_hit_rate);
-  for (uint64_t v :
-       {p.prefill_tokens_computed, p.cache_evictions, p.preemptions, p.replica_failures}) {
-    w.U64(v);
-  }
-  w.F64(p.mean_in_system);
-  w.F64(p.mean_held_kv_blocks);
   w.U64(p.replica_requests.size());
   for (uint64_t v : p.replica_requests) w.U64(v);
-  w.F64(p.imbalance);
-  w.U64(p.tenants.size());
-  for (const TenantLatency& t : p.tenants) {
-    w.Str(t.tenant);
-    w.U64(t.measured);
-    w.F64(t.ttft_p99);
-  }
-  w.F64(p.tenant_fairness);
   w.U64(p.policy_stats.size());
   for (const auto& [name, value] : p.policy_stats) {
     w.Str(name);
     w.F64(value);
   }
-  w.F64(p.simulated_s);
-  w.U64(p.events);
   w.U64(p.deployment_names.size());
   for (const std::string& name : p.deployment_names) w.Str(name);
-  w.U64(p.deployment_series.size());
-  for (const DeploymentSample& s : p.deployment_series) {
-    w.F64(s.start_s);
-    w.U64(s.deployment);
-    for (uint64_t v : {s.requests, s.prompt_tokens, s.hit_tokens, s.hit_elsewhere,
-                       s.hit_elsewhere_taken, s.cold_hit_elsewhere, s.cold_hit_elsewhere_taken}) {
-      w.U64(v);
+  for (const PointTable& table : PointRowTables()) {
+    const size_t rows = table.rows(p);
+    w.U64(rows);
+    for (size_t row = 0; row < rows; ++row) {
+      for (const PointField& f : table.fields) {
+        if (!f.derived()) w.Value(f, p, row);
+      }
     }
-  }
-  w.U64(p.series.size());
-  for (const SeriesSample& s : p.series) {
-    w.F64(s.start_s);
-    for (uint64_t v : {s.arrived, s.completed, s.prompt_tokens, s.hit_tokens}) w.U64(v);
-    w.F64(s.mean_waiting);
-    w.U64(s.max_waiting);
-    w.F64(s.kv_utilization);
-    w.U64(s.failures);
-    w.U64(s.recoveries);
   }
   return w.Take();
 }
 
 PointResult DecodePoint(std::string_view record) {
   Reader r(record);
-  if (r.Str() != kMagic) r.Fail();
+  if (r.Str() != Magic()) r.Fail();
   PointResult p;
-  p.policy = r.Str();
-  p.qps = r.F64();
-  p.seed = r.U64();
-  p.refinement_round = static_cast<uint32_t>(r.U64());
-  for (uint64_t* v :
-       {&p.offered, &p.completed, &p.unfinished, &p.rejected, &p.failed, &p.retried, &p.measured}) {
-    *v = r.U64();
+  for (const PointField& f : PointScalars().fields) {
+    if (!f.derived()) r.Value(f, p, 0);
   }
-  r.Latency(&p.ttft);
-  r.Latency(&p.tpot);
-  r.Latency(&p.e2e);
-  p.slo_values.resize(r.Count());
+  p.slo_values.resize(r.Count(17));  // 16 hex digits and a space each
   for (double& v : p.slo_values) v = r.F64();
-  p.token_hit_rate = r.F64();
-  p.request_hit_rate = r.F64();
-  for (uint64_t* v :
-       {&p.prefill_tokens_computed, &p.cache_evictions, &p.preemptions, &p.replica_failures}) {
-    *v = r.U64();
-  }
-  p.mean_in_system = r.F64();
-  p.mean_held_kv_blocks = r.F64();
-  p.replica_requests.resize(r.Count());
+  p.replica_requests.resize(r.Count(2));
   for (uint64_t& v : p.replica_requests) v = r.U64();
-  p.imbalance = r.F64();
-  p.tenants.resize(r.Count());
-  for (TenantLatency& t : p.tenants) {
-    t.tenant = r.Str();
-    t.measured = r.U64();
-    t.ttft_p99 = r.F64();
-  }
-  p.tenant_fairness = r.F64();
-  p.policy_stats.resize(r.Count());
+  p.policy_stats.resize(r.Count(2 + 17));
   for (auto& [name, value] : p.policy_stats) {
     name = r.Str();
     value = r.F64();
   }
-  p.simulated_s = r.F64();
-  p.events = r.U64();
-  p.deployment_names.resize(r.Count());
+  p.deployment_names.resize(r.Count(2));
   for (std::string& name : p.deployment_names) name = r.Str();
-  p.deployment_series.resize(r.Count());
-  for (DeploymentSample& s : p.deployment_series) {
-    s.start_s = r.F64();
-    s.deployment = static_cast<uint32_t>(r.U64());
-    for (uint64_t* v :
-         {&s.requests, &s.prompt_tokens, &s.hit_tokens, &s.hit_elsewhere, &s.hit_elsewhere_taken,
-          &s.cold_hit_elsewhere, &s.cold_hit_elsewhere_taken}) {
-      *v = r.U64();
+  for (const PointTable& table : PointRowTables()) {
+    const size_t rows = r.Count(2 * StoredFields(table));
+    table.resize(p, rows);
+    for (size_t row = 0; row < rows; ++row) {
+      for (const PointField& f : table.fields) {
+        if (!f.derived()) r.Value(f, p, row);
+      }
     }
-  }
-  p.series.resize(r.Count());
-  for (SeriesSample& s : p.series) {
-    s.start_s = r.F64();
-    for (uint64_t* v : {&s.arrived, &s.completed, &s.prompt_tokens, &s.hit_tokens}) *v = r.U64();
-    s.mean_waiting = r.F64();
-    s.max_waiting = r.U64();
-    s.kv_utilization = r.F64();
-    s.failures = r.U64();
-    s.recoveries = r.U64();
   }
   r.ExpectEnd();
   return p;

@@ -6,6 +6,7 @@
 #ifndef KVROUTE_ANALYSIS_POINT_METRICS_H_
 #define KVROUTE_ANALYSIS_POINT_METRICS_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -122,9 +123,11 @@ struct PointResult {
 // series holds each bucket's deployments next to one another).
 inline uint64_t BucketRequests(const PointResult& p, size_t j) {
   const size_t count = p.deployment_names.size();
+  if (count == 0) return p.deployment_series[j].requests;
   const size_t first = j - j % count;
+  const size_t end = std::min(first + count, p.deployment_series.size());
   uint64_t requests = 0;
-  for (size_t k = first; k < first + count; ++k) requests += p.deployment_series[k].requests;
+  for (size_t k = first; k < end; ++k) requests += p.deployment_series[k].requests;
   return requests;
 }
 

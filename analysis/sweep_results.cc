@@ -7,17 +7,20 @@
 namespace kvroute::analysis {
 namespace {
 
+bool Censored(const Capacity& c) { return c.left_censored || c.right_censored; }
+
 // Paired by seed: each seed's capacity is divided by the baseline's capacity
-// at the same seed (same requests), then the ratios are summarised.
+// at the same seed (same requests), then the ratios are summarised. A seed
+// where either capacity is censored has no ratio, only a bound: left out.
 void AddBaselineRatios(SweepResults* results) {
   if (results->baseline.empty()) return;
   for (SummaryRow& row : results->summary) {
     std::vector<double> ratios;
     for (const CapacityRow& c : results->capacity) {
-      if (c.policy != row.policy || c.slo_index != row.slo_index) continue;
+      if (c.policy != row.policy || c.slo_index != row.slo_index || Censored(c.capacity)) continue;
       for (const CapacityRow& b : results->capacity) {
         if (b.policy == results->baseline && b.slo_index == c.slo_index && b.seed == c.seed &&
-            b.capacity.qps > 0) {
+            !Censored(b.capacity) && b.capacity.qps > 0) {
           ratios.push_back(c.capacity.qps / b.capacity.qps);
         }
       }
@@ -26,9 +29,11 @@ void AddBaselineRatios(SweepResults* results) {
   }
 }
 
+double Min(double a, double b) { return std::isnan(a) ? b : std::min(a, b); }
+
 }  // namespace
 
-void ComputeCapacityAndSummary(double reference_qps, SweepResults* results) {
+void ComputeCapacityAndSummary(double reference_qps, double precision_qps, SweepResults* results) {
   results->capacity.clear();
   results->summary.clear();
   // Policies in first-seen order; seeds in first-seen order per policy.
@@ -59,15 +64,27 @@ void ComputeCapacityAndSummary(double reference_qps, SweepResults* results) {
       row.policy = policy;
       row.slo_index = s;
       row.reference_qps = reference_qps;
-      std::vector<double> capacities;
+      std::vector<double> lower, upper;
       for (uint64_t seed : seeds) {
         Capacity c = SloCapacity(outcomes[seed]);
         results->capacity.push_back(CapacityRow{policy, seed, s, c});
-        capacities.push_back(c.qps);
-        row.left_censored += c.left_censored ? 1 : 0;
-        row.right_censored += c.right_censored ? 1 : 0;
+        ++row.seeds;
+        if (c.left_censored) {
+          ++row.left_censored;
+          row.below_qps = Min(row.below_qps, c.upper_qps);
+        } else if (c.right_censored) {
+          ++row.right_censored;
+          row.at_least_qps = Min(row.at_least_qps, c.qps);
+        } else {
+          lower.push_back(c.qps);
+          upper.push_back(c.upper_qps);
+          if (!(c.upper_qps - c.qps <= precision_qps)) row.quantised = true;
+        }
       }
-      row.capacity = Summarize(capacities);
+      if (!lower.empty()) {
+        row.capacity = Summarize(lower);
+        row.capacity_upper_mean_qps = Summarize(upper).mean;
+      }
       row.token_hit_rate = reference_points ? hit_sum / reference_points : std::nan("");
       row.slo_value = reference_points ? value_sum / reference_points : std::nan("");
       results->summary.push_back(row);

@@ -198,6 +198,9 @@ class PreblePolicy : public Policy {
     return Cheapest(view, tree_.allocation(n));
   }
 
+  // Policy::Rebalance (queue moves) stays the base's no-op; this overload is
+  // Preble's own load rebalancing (clang's -Woverloaded-virtual wants it said).
+  using Policy::Rebalance;
   void Rebalance(const ClusterView& view) {
     if (static_cast<double>(routed_) < rebalance_after_) return;
     order_.clear();

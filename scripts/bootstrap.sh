@@ -19,10 +19,11 @@ cd "$(dirname "$0")/.."
 
 packages=(
   build-essential cmake clang-format
+  clang libclang-rt-14-dev # .ci/run's sanitizer and libFuzzer build
   libboost-random-dev libboost-program-options-dev libboost-math-dev
   libhdf5-dev libyaml-cpp-dev libspdlog-dev libgtest-dev libbenchmark-dev
   libopenmpi-dev openmpi-bin
-  python3-matplotlib python3-h5py python3-numpy
+  python3-matplotlib python3-h5py python3-numpy python3-pandas
 )
 missing=()
 for p in "${packages[@]}"; do

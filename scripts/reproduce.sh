@@ -29,7 +29,7 @@ run() {
   local name=$1 scenario=$2
   shift 2
   local TIMEFORMAT='%R %U %S' times
-  if ! times=$({ time "$kvroute" run "$scenario" "$@" --quiet --jobs "$jobs" \
+  if ! times=$({ time "$kvroute" run "$scenario" "$@" --quiet --force --jobs "$jobs" \
     --out "$out/$name.h5" >"$out/$name.txt" 2>"$out/$name.err"; } 2>&1); then
     cat "$out/$name.err" >&2
     exit 1

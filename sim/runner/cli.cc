@@ -4,35 +4,16 @@
 #include <string>
 #include <vector>
 
+#include "analysis/build_info.h"
 #include "sim/core/did_you_mean.h"
 #include "sim/runner/commands/command.h"
+#include "sim/runner/experiment_output.h"
 #include "sim/runner/mpi_world.h"
 
 namespace kvroute::sim {
 namespace {
 
 namespace po = boost::program_options;
-
-// An argument as a POSIX shell reads it back: quoted when it holds anything
-// but plain characters, so the stored command line replays.
-std::string ShellWord(const std::string& word) {
-  const bool plain = !word.empty() && word.find_first_not_of(
-                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                          "0123456789-_./=:,+@%") == std::string::npos;
-  if (plain) return word;
-  std::string quoted = "'";
-  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-std::string CommandLine(int argc, const char* const* argv) {
-  std::string line;
-  for (int i = 0; i < argc; ++i) {
-    if (i > 0) line += ' ';
-    line += ShellWord(argv[i]);
-  }
-  return line;
-}
 
 std::vector<std::string> CommandNames() {
   std::vector<std::string> names;
@@ -100,7 +81,7 @@ int Dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
     return 0;
   }
   if (name == "--version") {
-    out << "kvroute " << kVersion << "\n";
+    out << "kvroute " << analysis::KvrouteVersion() << "\n";
     return 0;
   }
   const Command* command = FindCommand(name);
@@ -120,7 +101,7 @@ int Dispatch(int argc, const char* const* argv, std::ostream& out, std::ostream&
   }
   try {
     const po::variables_map vm = ParseCommandLine(*command, args);
-    const CommandIo io{out, err, err_is_terminal, CommandLine(argc, argv)};
+    const CommandIo io{out, err, err_is_terminal, ShellCommandLine(argc, argv)};
     return command->run(vm, io);
   } catch (const UsageError& e) {
     err << "kvroute " << command->name << ": " << e.what() << "\nusage: " << UsageLine(*command)

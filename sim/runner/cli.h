@@ -9,8 +9,6 @@
 
 namespace kvroute::sim {
 
-inline constexpr char kVersion[] = "0.1.0";
-
 // Runs one command; returns the process exit status. Errors go to `err`.
 // `err_is_terminal`: progress is drawn as a bar.
 int RunCli(int argc, const char* const* argv, std::ostream& out, std::ostream& err,

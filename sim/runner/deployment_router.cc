@@ -86,6 +86,14 @@ void DeploymentRouter::OnAdmitted(const models::InFlightRequest& r, uint32_t d) 
   sample.hit_tokens += r.hit_tokens;
 }
 
+std::vector<analysis::DeploymentSample> DeploymentRouter::TakeSeries() {
+  if (!series_.empty()) {
+    const size_t last_bucket = (series_.size() - 1) / count();
+    Sample(static_cast<Time>(last_bucket) * bucket_, count() - 1);
+  }
+  return std::move(series_);
+}
+
 analysis::DeploymentSample& DeploymentRouter::Sample(Time arrival, uint32_t d) {
   const uint64_t bucket = static_cast<uint64_t>(arrival / bucket_);
   const size_t index = bucket * count() + d;

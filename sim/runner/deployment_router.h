@@ -41,7 +41,9 @@ class DeploymentRouter {
   void OnAdmitted(const models::InFlightRequest& r, uint32_t d);
 
   uint32_t count() const { return static_cast<uint32_t>(offsets_.size()); }
-  std::vector<analysis::DeploymentSample> TakeSeries() { return std::move(series_); }
+  // The series, with every deployment given a row in the last bucket too, as
+  // in the others.
+  std::vector<analysis::DeploymentSample> TakeSeries();
 
  private:
   analysis::DeploymentSample& Sample(Time arrival, uint32_t d);

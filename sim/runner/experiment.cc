@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "analysis/build_info.h"
 #include "sim/core/hashing.h"
 
 namespace kvroute::sim {
@@ -103,13 +104,16 @@ analysis::SweepResults RunSweep(const Scenario& scenario, PointExecutor& executo
     });
     round = RefinementPoints(scenario, results.points);
   }
-  analysis::ComputeCapacityAndSummary(scenario.reference_qps, &results);
+  analysis::ComputeCapacityAndSummary(scenario.reference_qps, scenario.precision_qps, &results);
   return results;
 }
 
 std::string ScenarioHash(const Scenario& scenario) {
-  std::string identity =
-      scenario.yaml + "\n# seeds: " + std::to_string(scenario.seeds) + "\n# policies:";
+  // Another kvroute may simulate the same scenario differently: its points
+  // must not be mixed with this one's.
+  std::string identity = scenario.yaml + "\n# kvroute " + analysis::KvrouteVersion() + " " +
+                         analysis::GitRevision() + "\n# seeds: " + std::to_string(scenario.seeds) +
+                         "\n# policies:";
   for (const PolicySpec& p : scenario.policies) identity += " " + p.label;
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(HashString(identity)));

@@ -42,8 +42,9 @@ std::vector<PointSpec> RefinementPoints(const Scenario& scenario,
 analysis::SweepResults RunSweep(const Scenario& scenario, PointExecutor& executor,
                                 const SweepOptions& options);
 
-// Identifies a scenario as run — its YAML with overrides applied, and the seeds
-// and policies actually swept — as 16 hex digits. --resume compares it.
+// Identifies a scenario as run — its YAML with overrides applied, the seeds
+// and policies actually swept, and the kvroute version and git revision that
+// simulate it — as 16 hex digits. --resume compares it.
 std::string ScenarioHash(const Scenario& scenario);
 
 }  // namespace kvroute::sim

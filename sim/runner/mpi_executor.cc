@@ -12,7 +12,9 @@
 #include <string>
 #include <thread>
 
+#include "analysis/point_check.h"
 #include "analysis/point_codec.h"
+#include "sim/runner/experiment_output.h"
 #include "sim/runner/point_pool.h"
 
 namespace kvroute::sim {
@@ -150,7 +152,15 @@ void MpiExecutor::Run(const Scenario& scenario, std::span<const PointSpec> specs
       owner[index] = -1;
       ++idle[static_cast<size_t>(rank)];
       --outstanding;
-      on_result(index, analysis::DecodePoint(body));
+      analysis::PointResult point;
+      try {
+        point = analysis::DecodePoint(body);
+        analysis::CheckPoint(point, ExpectationsFor(scenario));
+      } catch (const std::exception& e) {
+        throw ProtocolError(
+            rank, "an inconsistent result of point " + std::to_string(index) + ": " + e.what());
+      }
+      on_result(index, std::move(point));
     }
   }
 }

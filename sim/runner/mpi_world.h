@@ -22,7 +22,7 @@ class MpiSession {
   MpiSession& operator=(const MpiSession&) = delete;
 
  private:
-  bool initialised_ = false;
+  [[maybe_unused]] bool initialised_ = false;  // unused without MPI
 };
 
 // This process's rank and the number of ranks ({0, 1} without MPI).

@@ -60,22 +60,63 @@ PointResult Point(const std::string& policy, double qps, uint64_t seed, double p
   return p;
 }
 
-TEST(SweepSummaryTest, CapacityPerSeedAndSummaryAtTheReferenceLoad) {
+TEST(SloCapacityTest, TheBracketIsTheLastPassingAndTheFirstFailingLoad) {
+  std::vector<LoadOutcome> grid{{10, true}, {20, true}, {30, false}, {40, true}};
+  EXPECT_EQ(SloCapacity(grid).upper_qps, 30);
+  std::vector<LoadOutcome> below{{10, false}, {20, false}};
+  EXPECT_EQ(SloCapacity(below).upper_qps, 10);  // capacity < the lowest load
+  std::vector<LoadOutcome> above{{10, true}, {20, true}};
+  EXPECT_TRUE(std::isinf(SloCapacity(above).upper_qps));
+}
+
+TEST(SweepSummaryTest, CensoredSeedsAreCountedWithTheirBoundNotAveraged) {
   SweepResults r;
   r.slos = {Slo{LatencyMetric::kTtft, 99, 1.0}};
-  // Seed 1 passes 10 and 20; seed 2 passes only 10.
+  // Seed 1 passes 10 and 20 (right-censored); seed 2 passes only 10.
   r.points = {Point("a", 10, 1, 0.5, 0.4), Point("a", 10, 2, 0.6, 0.6), Point("a", 20, 1, 0.9, 0.5),
               Point("a", 20, 2, 1.5, 0.7)};
-  ComputeCapacityAndSummary(20, &r);
+  ComputeCapacityAndSummary(20, 0, &r);
   ASSERT_EQ(r.capacity.size(), 2u);
   EXPECT_EQ(r.capacity[0].capacity.qps, 20);
   EXPECT_TRUE(r.capacity[0].capacity.right_censored);
   EXPECT_EQ(r.capacity[1].capacity.qps, 10);
+  EXPECT_EQ(r.capacity[1].capacity.upper_qps, 20);
   ASSERT_EQ(r.summary.size(), 1u);
-  EXPECT_DOUBLE_EQ(r.summary[0].capacity.mean, 15);
-  EXPECT_EQ(r.summary[0].right_censored, 1u);
-  EXPECT_DOUBLE_EQ(r.summary[0].token_hit_rate, 0.6);
-  EXPECT_DOUBLE_EQ(r.summary[0].slo_value, 1.2);
+  const SummaryRow& s = r.summary[0];
+  EXPECT_EQ(s.seeds, 2u);
+  EXPECT_EQ(s.uncensored(), 1u);  // the censored seed is not in the mean
+  EXPECT_DOUBLE_EQ(s.capacity.mean, 10);
+  EXPECT_DOUBLE_EQ(s.capacity_upper_mean_qps, 20);
+  EXPECT_TRUE(s.quantised);  // no bisection: known only to [10, 20)
+  EXPECT_EQ(s.right_censored, 1u);
+  EXPECT_EQ(s.at_least_qps, 20);
+  EXPECT_TRUE(std::isnan(s.below_qps));
+  EXPECT_DOUBLE_EQ(s.token_hit_rate, 0.6);
+  EXPECT_DOUBLE_EQ(s.slo_value, 1.2);
+}
+
+TEST(SweepSummaryTest, EveryCensoredSeedLeavesNoMeanOnlyABound) {
+  SweepResults r;
+  r.slos = {Slo{LatencyMetric::kTtft, 99, 1.0}};
+  r.points = {Point("a", 10, 1, 2, 0), Point("a", 20, 1, 3, 0), Point("a", 10, 2, 2, 0),
+              Point("a", 20, 2, 3, 0)};
+  ComputeCapacityAndSummary(10, 0, &r);
+  const SummaryRow& s = r.summary[0];
+  EXPECT_EQ(s.left_censored, 2u);
+  EXPECT_EQ(s.uncensored(), 0u);
+  EXPECT_TRUE(std::isnan(s.capacity.mean));
+  EXPECT_EQ(s.below_qps, 10);
+}
+
+TEST(SweepSummaryTest, ABracketWithinThePrecisionIsResolved) {
+  SweepResults r;
+  r.slos = {Slo{LatencyMetric::kTtft, 99, 1.0}};
+  r.points = {Point("a", 10, 1, 0.5, 0), Point("a", 12.5, 1, 0.9, 0), Point("a", 15, 1, 2, 0)};
+  ComputeCapacityAndSummary(10, 2.5, &r);
+  EXPECT_FALSE(r.summary[0].quantised);
+  EXPECT_EQ(r.summary[0].capacity.mean, 12.5);
+  ComputeCapacityAndSummary(10, 2.4, &r);
+  EXPECT_TRUE(r.summary[0].quantised);
 }
 
 }  // namespace

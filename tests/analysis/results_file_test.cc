@@ -1,12 +1,17 @@
 // Point records, the partial file a sweep appends to, and reading a results
 // file back: each must give back exactly what was written.
+#include <H5Cpp.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
 
+#include "analysis/atomic_file.h"
 #include "analysis/hdf5_reader.h"
 #include "analysis/hdf5_writer.h"
 #include "analysis/partial_file.h"
@@ -22,9 +27,10 @@ PointResult FullPoint() {
   p.qps = 87.5;
   p.seed = 3;
   p.refinement_round = 2;
-  p.offered = 10, p.completed = 9, p.unfinished = 1, p.rejected = 2, p.failed = 3;
+  p.offered = 20, p.completed = 9, p.unfinished = 1, p.rejected = 2, p.failed = 3;
   p.retried = 4, p.measured = 8;
-  p.ttft = {0.1, 0.2, std::numeric_limits<double>::infinity(), 1e300, 0.15};
+  p.ttft = {0.1, 0.2, std::numeric_limits<double>::infinity(),
+            std::numeric_limits<double>::infinity(), 0.15};
   p.tpot = {0.01, 0.02, 0.03, 0.04, std::nan("")};
   p.e2e = {1, 2, 3, 4, 2.5};
   p.slo_values = {0.3, -0.0};
@@ -47,7 +53,7 @@ PointResult FullPoint() {
   old_sample.start_s = 10, old_sample.requests = 3, old_sample.prompt_tokens = 300;
   p.deployment_series = {old_sample, sample};
   SeriesSample bucket;
-  bucket.start_s = 10, bucket.arrived = 12, bucket.completed = 11, bucket.prompt_tokens = 900;
+  bucket.start_s = 10, bucket.arrived = 20, bucket.completed = 9, bucket.prompt_tokens = 900;
   bucket.hit_tokens = 450, bucket.mean_waiting = 0.3, bucket.max_waiting = 4;
   bucket.kv_utilization = 0.625, bucket.failures = 1, bucket.recoveries = 0;
   SeriesSample unobserved;  // a bucket the run ended before reading
@@ -85,6 +91,20 @@ TEST(PointCodecTest, RoundTripsEveryFieldToTheBit) {
   EXPECT_TRUE(std::isnan(q.series[1].kv_utilization));
 }
 
+// The fuzzer's seeds are real records of the current layout: a change of the
+// point fields changes the records' magic, and the corpus must follow.
+TEST(PointCodecTest, TheFuzzCorpusRecordsDecode) {
+  size_t records = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("fuzz/corpus/point_codec")) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string record((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NO_THROW(DecodePoint(record))
+        << entry.path() << ": regenerate with fuzz/make_codec_corpus.sh build/release/kvroute";
+    ++records;
+  }
+  EXPECT_GE(records, 2u);
+}
+
 TEST(PointCodecTest, RefusesADamagedRecord) {
   std::string record = EncodePoint(FullPoint());
   EXPECT_THROW(DecodePoint(record.substr(0, record.size() / 2)), PointCodecError);
@@ -93,7 +113,21 @@ TEST(PointCodecTest, RefusesADamagedRecord) {
 }
 
 std::string TempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / name).string();
+  return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name))
+      .string();
+}
+
+// What FullPoint's scenario promises: 2 SLOs, 3 replicas, 2 deployments.
+PointExpectations Expected() {
+  PointExpectations e;
+  e.slos = 2;
+  e.replicas = 3;
+  e.deployments = 2;
+  e.policies = {"cache route"};
+  e.duration_s = 300;
+  e.drain_s = 60;
+  e.series_interval_s = 10;
+  return e;
 }
 
 TEST(PartialFileTest, ResumeGivesBackTheAppendedPoints) {
@@ -106,7 +140,7 @@ TEST(PartialFileTest, ResumeGivesBackTheAppendedPoints) {
     file.Append(p);
   }
   std::vector<PointResult> points;
-  PartialFile file = PartialFile::Resume(path, "00000000000000aa", &points);
+  PartialFile file = PartialFile::Resume(path, "00000000000000aa", Expected(), &points);
   ASSERT_EQ(points.size(), 2u);
   EXPECT_EQ(EncodePoint(points[0]), EncodePoint(FullPoint()));
   EXPECT_EQ(points[1].seed, 4u);
@@ -122,7 +156,7 @@ TEST(PartialFileTest, RefusesAnotherScenarioAndLeavesTheFile) {
   { PartialFile::Create(path, "00000000000000aa", "name: x\n").Append(FullPoint()); }
   std::vector<PointResult> points;
   try {
-    PartialFile::Resume(path, "00000000000000bb", &points);
+    PartialFile::Resume(path, "00000000000000bb", Expected(), &points);
     FAIL() << "resumed another scenario's file";
   } catch (const PartialFileError& e) {
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
@@ -130,7 +164,7 @@ TEST(PartialFileTest, RefusesAnotherScenarioAndLeavesTheFile) {
   }
   EXPECT_TRUE(points.empty());
   std::vector<PointResult> again;
-  PartialFile::Resume(path, "00000000000000aa", &again).Remove();
+  PartialFile::Resume(path, "00000000000000aa", Expected(), &again).Remove();
   EXPECT_EQ(again.size(), 1u);
 }
 
@@ -152,18 +186,25 @@ SweepResults Sample() {
       }
     }
   }
-  ComputeCapacityAndSummary(20, &r);
+  ComputeCapacityAndSummary(20, 0, &r);
   return r;
 }
 
 TEST(ResultsFileTest, ReadingBackPrintsTheSameTables) {
   std::string path = TempPath("kvroute_reader_test.h5");
   SweepResults written = Sample();
-  WriteResultsHdf5(path, {"0.1.0", "name: x\n", "kvroute run x", "2026-01-01T00:00:00Z", "ab12"},
-                   written);
+  Provenance provenance{.kvroute_version = "0.1.0",
+                        .git_revision = "abc",
+                        .command_line = "kvroute run x",
+                        .working_directory = "/tmp",
+                        .created_utc = "2026-01-01T00:00:00Z",
+                        .scenario_hash = "ab12",
+                        .scenario_yaml = "name: x\n",
+                        .resolved_scenario_yaml = "name: x\n"};
+  WriteResultsHdf5(path, provenance, written);
   StoredResults read = ReadResultsHdf5(path);
-  EXPECT_EQ(read.attributes.scenario_hash, "ab12");
-  EXPECT_EQ(read.attributes.command_line, "kvroute run x");
+  EXPECT_EQ(read.provenance.scenario_hash, "ab12");
+  EXPECT_EQ(read.provenance.command_line, "kvroute run x");
   EXPECT_EQ(read.results.baseline, "flat_lb");
   std::ostringstream a, b;
   PrintSummaryTables(written, a);
@@ -194,9 +235,13 @@ TEST(ResultsFileTest, ANonResultsFileIsAnErrorNamingIt) {
 TEST(BaselineRatioTest, PairedBySeedThenSummarised) {
   SweepResults r = Sample();
   for (const SummaryRow& row : r.summary) {
-    if (row.policy == "flat_lb") {
+    if (row.policy == "flat_lb" && row.slo_index == 0) {
       EXPECT_EQ(row.ratio.mean, 1.0);
       EXPECT_EQ(row.ratio.sd, 0.0);
+    }
+    // SLO 1 (<= 30 s) passes every load: censored capacities have no ratio.
+    if (row.slo_index == 1) {
+      EXPECT_EQ(row.ratio.n, 0u) << row.policy;
     }
   }
   // SLO 0 (<= 2 s): flat_lb (qps/12 + seed/10) passes 10 and 20 at every
@@ -205,6 +250,131 @@ TEST(BaselineRatioTest, PairedBySeedThenSummarised) {
   ASSERT_EQ(cacheroute.policy, "cacheroute");
   EXPECT_EQ(cacheroute.ratio.n, 3u);
   EXPECT_DOUBLE_EQ(cacheroute.ratio.mean, 0.5);
+}
+
+// Appends `record` as it is to the partial file at `path`, as a damaged or
+// forged file would hold it.
+void AppendRaw(const std::string& path, const std::string& record) {
+  H5::H5File file(path, H5F_ACC_RDWR);
+  H5::DataSet dataset = file.openDataSet("point_records");
+  hsize_t rows = static_cast<hsize_t>(dataset.getSpace().getSimpleExtentNpoints());
+  hsize_t size[1] = {rows + 1};
+  dataset.extend(size);
+  H5::DataSpace space = dataset.getSpace();
+  hsize_t start[1] = {rows}, count[1] = {1};
+  space.selectHyperslab(H5S_SELECT_SET, count, start);
+  H5::DataSpace memory(1, count);
+  const char* data[1] = {record.c_str()};
+  dataset.write(data, H5::StrType(H5::PredType::C_S1, H5T_VARIABLE), memory, space);
+}
+
+// Resumes a partial file holding a good point and then `bad`; expects the
+// refusal to name record 1 and `problem`, and the file to be left as it was.
+void ExpectRefused(const std::string& bad, const std::string& problem) {
+  std::string path = TempPath("kvroute_refused.h5.partial");
+  { PartialFile::Create(path, "00000000000000aa", "name: x\n").Append(FullPoint()); }
+  AppendRaw(path, bad);
+  auto size = std::filesystem::file_size(path);
+  std::vector<PointResult> points;
+  try {
+    PartialFile::Resume(path, "00000000000000aa", Expected(), &points);
+    ADD_FAILURE() << "accepted a partial file with: " << problem;
+  } catch (const PartialFileError& e) {
+    std::string message = e.what();
+    EXPECT_EQ(message.rfind(path + ": record 1", 0), 0u) << message;
+    EXPECT_NE(message.find(problem), std::string::npos) << message;
+    EXPECT_NE(message.find("delete it"), std::string::npos) << message;
+  }
+  EXPECT_TRUE(points.empty());
+  EXPECT_EQ(std::filesystem::file_size(path), size);
+  std::filesystem::remove(path);
+}
+
+TEST(ResumeCheckTest, ARecordWithoutSloValuesIsRefusedNotACrash) {
+  PointResult p = FullPoint();
+  p.slo_values.clear();
+  ExpectRefused(EncodePoint(p), "has 0 SLO values, expected 2");
+}
+
+TEST(ResumeCheckTest, AnImplausibleOfferedCountIsRefused) {
+  PointResult p = FullPoint();
+  p.offered = 1'000'000'000'000;
+  p.series[0].arrived = p.offered;
+  ExpectRefused(EncodePoint(p), "offered (1000000000000) is implausible");
+}
+
+TEST(ResumeCheckTest, CountsThatDoNotConserveAreRefused) {
+  PointResult p = FullPoint();
+  p.completed = 30;
+  ExpectRefused(EncodePoint(p), "exceeds offered (20)");
+  p = FullPoint();
+  p.tenants[0].measured = 6;
+  ExpectRefused(EncodePoint(p), "the tenants' measured requests (9) differ from measured (8)");
+}
+
+TEST(ResumeCheckTest, OutOfRangeFieldsAreRefusedByName) {
+  PointResult p = FullPoint();
+  p.token_hit_rate = 1.5;
+  ExpectRefused(EncodePoint(p), "field 'token_hit_rate' is 1.5");
+  p = FullPoint();
+  p.qps = -1;
+  ExpectRefused(EncodePoint(p), "field 'qps' is -1");
+  p = FullPoint();
+  p.policy = "other";
+  ExpectRefused(EncodePoint(p), "policy 'other', which the scenario lacks");
+}
+
+TEST(ResumeCheckTest, DamagedAndRepeatedRecordsAreRefused) {
+  std::string record = EncodePoint(FullPoint());
+  ExpectRefused(record.substr(0, record.size() / 2), "not a kvroute point record");
+  ExpectRefused(record, "repeats an earlier record's point");
+  ExpectRefused("", "not a kvroute point record");
+}
+
+// A results file whose tables disagree is refused with the table and row.
+TEST(ResultsFileTest, TablesThatDisagreeAreRefused) {
+  auto refused = [](SweepResults r, const std::string& problem) {
+    std::string path = TempPath("kvroute_disagree.h5");
+    std::string image = ResultsHdf5Image(Provenance{}, r);
+    std::ofstream(path, std::ios::binary) << image;
+    try {
+      ReadResultsHdf5(path);
+      ADD_FAILURE() << "read a file where " << problem;
+    } catch (const ResultsFileError& e) {
+      EXPECT_NE(std::string(e.what()).find(problem), std::string::npos) << e.what();
+    }
+    std::filesystem::remove(path);
+  };
+  SweepResults r = Sample();
+  r.summary[0].policy = "ghost";
+  refused(r, "/summary row 0 names policy 'ghost', which /points lacks");
+  r = Sample();
+  r.summary.pop_back();
+  refused(r, "/summary has 3 (policy, SLO) rows for 2 policies of /points and 2 SLOs");
+  r = Sample();
+  r.capacity[2].seed = 99;
+  refused(r, "/capacity row 2 is of policy 'flat_lb' at seed 99, which /points lacks");
+  r = Sample();
+  r.baseline = "ghost";
+  refused(r, "the baseline 'ghost' is not a policy of /points");
+  r = Sample();
+  r.points[4].completed = 1000;
+  refused(r, "/points row 4: completed + unfinished + rejected + failed");
+}
+
+// The writer reads its file back before it replaces anything: a file that
+// would not read back is refused and the old one kept.
+TEST(ResultsFileTest, AFileThatWouldNotReadBackIsNeverWritten) {
+  std::string path = TempPath("kvroute_refused_write.h5");
+  std::ofstream(path) << "the previous results";
+  SweepResults r = Sample();
+  r.summary[0].policy = "ghost";
+  EXPECT_THROW(WriteResultsHdf5(path, Provenance{}, r), OutputFileError);
+  std::ifstream in(path);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "the previous results");
+  std::filesystem::remove(path);
 }
 
 }  // namespace

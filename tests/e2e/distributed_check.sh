@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs one sweep several ways and checks they write the same results (every
-# dataset and attribute of the HDF5 file but created_utc and command_line, and
-# the same tables):
-#   1. one process, --jobs 2;
+# dataset and attribute of the HDF5 file but when, where and how it was
+# written, and the same tables):
+#   1. one process, --jobs 2; then the command line stored in its file, run
+#      again by the shell (it must replay to the same file);
 #   2. with KVROUTE_CHECK_MPI=1 (needs an MPI build and mpirun): mpirun -np 2,
 #      one thread per rank; then mpirun -np 2 stopped by --stop-after part-way
 #      (rank 0 fails while rank 1 is busy: every rank must stop), and the same
@@ -29,6 +30,15 @@ same() {
 start=$(date +%s)
 "$kvroute" run "$@" --quiet --jobs 2 --out reference.h5 >reference.txt
 echo "one process, --jobs 2: $(($(date +%s) - start)) s; $(tail -1 reference.txt)" >&2
+
+stored=$("$python" -c 'import h5py, sys
+print(h5py.File(sys.argv[1])["provenance/command_line"][()].decode())' reference.h5)
+mkdir replayed
+mv reference.h5 replayed/reference.h5
+eval "$stored" >replay.txt
+mv reference.h5 replay.h5
+mv replayed/reference.h5 reference.h5
+same replay
 
 if [ "${KVROUTE_CHECK_MPI:-0}" = 1 ]; then
   if ! command -v mpirun >/dev/null; then

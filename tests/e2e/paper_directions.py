@@ -125,7 +125,7 @@ def canary():
         out = kvroute("point", "scenarios/paper/canary.yaml", "--policy", "sglang_cache_aware",
                       "--qps", "60", "--json", "--set", "duration_s=240",
                       "--set", f"cluster.lambda_h={lambda_h}")
-        return [s for s in json.loads(out)["deployment_series"] if s["deployment"] == "B"]
+        return [s for s in json.loads(out)["deployment_series"] if s["deployment_name"] == "B"]
 
     def cold_taken(bucket):  # of prompts A holds entirely and B not at all, B's share
         return bucket["cold_hit_elsewhere_taken"] / max(1, bucket["cold_hit_elsewhere"])

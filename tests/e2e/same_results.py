@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Exits 0 if two kvroute results files hold the same results: every dataset
-equal, and every root attribute equal except created_utc and command_line,
-which say when and how a file was written. NaN equals NaN.
+equal (in every group), and every attribute equal, except the provenance that
+says when, where and how a file was written: /provenance's created_utc,
+working_directory and command_line. NaN equals NaN.
 
 Usage: same_results.py A.h5 B.h5
 """
@@ -10,7 +11,8 @@ import sys
 import h5py
 import numpy as np
 
-IGNORED_ATTRIBUTES = {"created_utc", "command_line"}
+IGNORED = {"/provenance/created_utc", "/provenance/working_directory",
+           "/provenance/command_line"}
 
 
 def same_array(a, b):
@@ -23,19 +25,30 @@ def same_array(a, b):
     return np.array_equal(a, b)
 
 
+def compare(a, b, path, problems):
+    for key in sorted((set(a.attrs.keys()) | set(b.attrs.keys()))):
+        name = path.rstrip("/") + "/" + key
+        if name not in IGNORED and a.attrs.get(key) != b.attrs.get(key):
+            problems.append("attribute %s differs" % name)
+    if set(a.keys()) != set(b.keys()):
+        problems.append("%s holds %s vs %s" % (path, sorted(a.keys()), sorted(b.keys())))
+    for key in sorted(set(a.keys()) & set(b.keys())):
+        name = path.rstrip("/") + "/" + key
+        if name in IGNORED:
+            continue
+        if isinstance(a[key], h5py.Group) and isinstance(b[key], h5py.Group):
+            compare(a[key], b[key], name, problems)
+        elif isinstance(a[key], h5py.Group) or isinstance(b[key], h5py.Group):
+            problems.append("%s is a group in one file only" % name)
+        elif not same_array(np.asarray(a[key][()]), np.asarray(b[key][()])):
+            problems.append("%s differs" % name)
+
+
 def main():
     a_path, b_path = sys.argv[1], sys.argv[2]
     problems = []
     with h5py.File(a_path, "r") as a, h5py.File(b_path, "r") as b:
-        if set(a.keys()) != set(b.keys()):
-            problems.append("datasets differ: %s vs %s" % (sorted(a.keys()), sorted(b.keys())))
-        for name in sorted(set(a.keys()) & set(b.keys())):
-            if not same_array(a[name][()], b[name][()]):
-                problems.append("/%s differs" % name)
-        keys = (set(a.attrs.keys()) | set(b.attrs.keys())) - IGNORED_ATTRIBUTES
-        for key in sorted(keys):
-            if a.attrs.get(key) != b.attrs.get(key):
-                problems.append("attribute %s differs" % key)
+        compare(a, b, "/", problems)
     for p in problems:
         print("%s vs %s: %s" % (a_path, b_path, p), file=sys.stderr)
     sys.exit(1 if problems else 0)

@@ -126,7 +126,7 @@ TEST_F(SweepCliTest, ReportPrintsTheRunsTablesAndCsv) {
   std::string header, line;
   std::getline(lines, header);
   size_t columns = std::count(header.begin(), header.end(), ',') + 1;
-  EXPECT_EQ(header.rfind("slo,policy,seeds,capacity_mean_qps", 0), 0u);
+  EXPECT_EQ(header.rfind("slo,policy,seeds,uncensored_seeds,capacity_mean_qps", 0), 0u);
   int rows = 0;
   std::regex number(R"(-?[0-9.e+-]+|inf|)");
   while (std::getline(lines, line)) {
@@ -135,7 +135,7 @@ TEST_F(SweepCliTest, ReportPrintsTheRunsTablesAndCsv) {
     std::vector<std::string> cells;
     std::stringstream fields(line);
     for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-    EXPECT_TRUE(std::regex_match(cells[3], number)) << line;
+    EXPECT_TRUE(std::regex_match(cells[4], number)) << line;
   }
   EXPECT_EQ(rows, 3 * 2);  // policies × SLOs
 
@@ -171,7 +171,7 @@ TEST_F(SweepCliTest, ReportDrawsNonEmptyPlots) {
   Outcome missing = Cli({"report", *reference_, "--plots", dir.string(), "--plot-qps", "7"});
   // A load the file lacks is a usage error, found before Python runs.
   EXPECT_EQ(missing.status, 2);
-  EXPECT_NE(missing.err.find("--plot-qps: the file has no points at 7 QPS (its loads: "),
+  EXPECT_NE(missing.err.find("--plot-qps: the file has no points at 7 QPS (its loads: 40, "),
             std::string::npos)
       << missing.err;
 }

@@ -4,7 +4,9 @@
 #include <chrono>
 #include <fstream>
 #include <optional>
+#include <sstream>
 
+#include "analysis/atomic_file.h"
 #include "sim/core/input_file.h"
 #include "sim/runner/commands/common.h"
 #include "sim/runner/plan_command.h"
@@ -59,23 +61,16 @@ int Plan(const po::variables_map& vm, const CommandIo& io) {
   const double build_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  std::ofstream file;
-  std::ostream* sink = &io.out;
-  if (!out_path.empty()) {
-    file.open(out_path + ".tmp");
-    if (!file) throw std::runtime_error(out_path + ".tmp: cannot write");
-    sink = &file;
-  }
+  std::ostringstream text;
   if (vm["format"].as<std::string>() == "json") {
-    WritePlanJson(*sink, rates, plan, build_seconds, previous ? &churn : nullptr);
+    WritePlanJson(text, rates, plan, build_seconds, previous ? &churn : nullptr);
   } else {
-    WritePlanCsv(*sink, rates, plan, build_seconds, previous ? &churn : nullptr);
+    WritePlanCsv(text, rates, plan, build_seconds, previous ? &churn : nullptr);
   }
-  if (!out_path.empty()) {
-    file.close();
-    if (!file || std::rename((out_path + ".tmp").c_str(), out_path.c_str()) != 0) {
-      throw std::runtime_error(out_path + ": cannot write");
-    }
+  if (out_path.empty()) {
+    io.out << text.str();
+  } else {
+    analysis::WriteFileAtomically(out_path, text.str());
   }
   return 0;
 }

@@ -1,10 +1,12 @@
 // `kvroute report`: a results file's tables again, read from the file, as
-// text (what `run` printed), Markdown or CSV; with --plots, its plots.
+// text (what `run` printed), Markdown or CSV; with --plots, its plots; with
+// --schema, the reference of what a results file holds (docs/OUTPUT.md).
 #include <algorithm>
 #include <cstdio>
 
 #include "analysis/hdf5_reader.h"
-#include "analysis/table.h"
+#include "analysis/output_schema.h"
+#include "analysis/published_values.h"
 #include "sim/core/input_file.h"
 #include "sim/core/yaml_keys.h"
 #include "sim/runner/commands/common.h"
@@ -35,23 +37,33 @@ std::string PlotLoad(const po::variables_map& vm, const analysis::SweepResults& 
 }
 
 int Report(const po::variables_map& vm, const CommandIo& io) {
-  if (vm.count("plot-qps") && !vm.count("plots")) throw UsageError("--plot-qps needs --plots");
+  if (vm["schema"].as<bool>()) {
+    if (vm.count("file") || vm.count("plots")) throw UsageError("--schema takes no results file");
+    analysis::PrintOutputSchemaMarkdown(io.out);
+    return 0;
+  }
+  if (!vm.count("file")) throw UsageError("a results file is required (or --schema)");
+  for (const char* option : {"plot-qps", "plot-format", "dpi", "published"}) {
+    if (Given(vm, option) && !vm.count("plots")) {
+      throw UsageError("--" + std::string(option) + " needs --plots");
+    }
+  }
   const std::string path = vm["file"].as<std::string>();
   CheckInputFile(path, kResultsInput);
   const analysis::StoredResults stored = analysis::ReadResultsHdf5(path);
-  const std::string plot_qps = PlotLoad(vm, stored.results);
-  const std::string format = vm["format"].as<std::string>();
-  if (format == "csv") {
-    analysis::PrintSummaryCsv(stored.results, io.out);
-  } else if (format == "md") {
-    analysis::PrintSummaryMarkdown(stored.results, io.out);
-  } else {
-    io.out << "kvroute " << stored.attributes.kvroute_version << " results in " << path
-           << " (written " << stored.attributes.created_utc << " by `"
-           << stored.attributes.command_line << "`)\n";
-    analysis::PrintSummaryTables(stored.results, io.out);
+  PlotOptions plot;
+  plot.qps = PlotLoad(vm, stored.results);
+  plot.format = vm["plot-format"].as<std::string>();
+  plot.dpi = static_cast<unsigned>(vm["dpi"].as<uint64_t>());
+  if (vm.count("published")) {
+    plot.published_json = analysis::PublishedValuesJson(
+        analysis::ReadPublishedValues(vm["published"].as<std::string>(), stored.results));
   }
-  if (vm.count("plots")) DrawPlots(path, vm["plots"].as<std::string>(), plot_qps, io.out);
+  PrintStoredResults(path, stored, vm["format"].as<std::string>(), io.out);
+  if (vm.count("plots")) {
+    plot.dir = vm["plots"].as<std::string>();
+    DrawPlots(path, plot, io.out);
+  }
   return 0;
 }
 
@@ -60,14 +72,19 @@ int Report(const po::variables_map& vm, const CommandIo& io) {
 Command ReportCommandDefinition() {
   return {"report",
           "print a results file's tables again and draw its plots",
-          {{"file", "RESULTS.h5", "a results file written by `kvroute run`", true}},
+          {{"file", "RESULTS.h5", "a results file written by `kvroute run`", false}},
           [](OptionList& o) {
             o.Choice("format", {"text", "md", "csv"},
                      "text (as `run` prints), md (Markdown tables) or csv (one table)", "text")
-                .Text("plots", "DIR", "draw PNG plots into DIR (python3 with matplotlib, h5py)")
+                .Text("plots", "DIR", "draw plots into DIR (python3 with matplotlib, h5py)")
                 .RealNumber("plot-qps", "X",
                             "the load of the time-series plots; default the reference load", 0,
-                            INFINITY, true);
+                            INFINITY, true)
+                .Choice("plot-format", {"png", "pdf", "svg"}, "the plots' file format", "png")
+                .WholeNumber("dpi", "N", "the plots' resolution in dots per inch", 50, 1200, 150)
+                .Text("published", "FILE",
+                      "published values (CSV or YAML, docs/OUTPUT.md) drawn beside the capacities")
+                .Flag("schema", "print what a results file holds, as Markdown, and exit");
           },
           Report};
 }

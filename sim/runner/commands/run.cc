@@ -7,12 +7,11 @@
 
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <filesystem>
 #include <thread>
 
+#include "analysis/build_info.h"
 #include "analysis/format_number.h"
-#include "analysis/hdf5_writer.h"
 #include "analysis/partial_file.h"
 #include "analysis/table.h"
 #include "sim/runner/cli.h"
@@ -21,6 +20,7 @@
 #include "sim/runner/commands/output_lock.h"
 #include "sim/runner/commands/run_subset.h"
 #include "sim/runner/experiment.h"
+#include "sim/runner/experiment_output.h"
 #include "sim/runner/mpi_world.h"
 #include "sim/runner/progress.h"
 
@@ -33,13 +33,6 @@ namespace {
 
 namespace po = boost::program_options;
 
-std::string UtcNow() {
-  std::time_t now = std::time(nullptr);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return buffer;
-}
-
 // The points an earlier, interrupted run committed, and the partial file this
 // run appends to. The caller holds the output's lock: a partial file present
 // now was left by a run that is no longer alive.
@@ -49,7 +42,8 @@ analysis::PartialFile OpenPartial(const std::string& path, const Scenario& scena
                                   spdlog::logger* notes) {
   const bool exists = std::filesystem::exists(path);
   if (resume && exists) {
-    analysis::PartialFile file = analysis::PartialFile::Resume(path, hash, finished);
+    analysis::PartialFile file =
+        analysis::PartialFile::Resume(path, hash, ExpectationsFor(scenario), finished);
     if (notes) notes->info("resuming {}: {} points already done", path, finished->size());
     return file;
   }
@@ -61,7 +55,7 @@ analysis::PartialFile OpenPartial(const std::string& path, const Scenario& scena
 }
 
 void PrintHeader(const Scenario& s, const analysis::SweepResults& results, std::ostream& out) {
-  out << "kvroute " << kVersion << " — scenario '" << s.name << "' (" << s.source
+  out << "kvroute " << analysis::KvrouteVersion() << " — scenario '" << s.name << "' (" << s.source
       << "): " << s.replica_count() << " replicas of " << s.profile << ", " << s.policies.size()
       << " policies x " << s.qps.size() << " loads x " << s.seeds << " seeds";
   const size_t grid = SweepPoints(s).size();
@@ -91,6 +85,13 @@ int Run(const po::variables_map& vm, const CommandIo& io) {
   const std::string out_path = TextOr(vm, "out", scenario.name + ".h5");
   CheckOutputPath("--out", out_path, ScenarioInputs(scenario));
   CheckOutputPath("--out", out_path + ".partial", ScenarioInputs(scenario));
+  if (!vm["force"].as<bool>() && std::filesystem::exists(out_path)) {
+    // The file's state, not the command line, is at fault: exit 1, no usage.
+    throw std::runtime_error(
+        "--out '" + out_path +
+        "': exists (an earlier run's results?); pass --force to replace it, or "
+        "--out another file");
+  }
   const size_t points = SweepPoints(scenario).size();
   CheckScenarioWork(scenario, vm, static_cast<unsigned>(std::min<size_t>(jobs, points)));
 
@@ -136,8 +137,7 @@ int Run(const po::variables_map& vm, const CommandIo& io) {
 
   PrintHeader(scenario, results, io.out);
   analysis::PrintSummaryTables(results, io.out);
-  analysis::FileAttributes attributes{kVersion, scenario.yaml, io.command_line, UtcNow(), hash};
-  analysis::WriteResultsHdf5(out_path, attributes, results);
+  WriteSweepOutput(out_path, ProvenanceFor(scenario, io.command_line, hash), results, partial_path);
   partial.Remove();
   uint64_t requests = 0, events = 0;
   for (const analysis::PointResult& p : results.points) {
@@ -174,6 +174,7 @@ Command RunCommandDefinition() {
             .WholeNumber("seeds", "N", "paired seeds, instead of the scenario's", 1, 10000)
             .Text("policies", "A,B,...", "run only these policies of the scenario (labels)")
             .Flag("resume", "continue from FILE.partial, left by an interrupted run")
+            .Flag("force", "replace FILE if it exists")
             .Flag("quiet", "print no progress on stderr")
             .WholeNumber("stop-after", "N",
                          "stop, as an interruption would, after N points (for resume tests)", 1,
