@@ -179,6 +179,24 @@ TEST(FleetScalingTest, NewReplicasServeOnlyAfterTheDelayAndStartCold) {
   }
 }
 
+// The point's time series carries the serving count (10 s buckets).
+TEST(FleetScalingTest, TimeSeriesShowsTheServingReplicas) {
+  const Scenario s = Scheduled();
+  const analysis::PointResult r = RunPoint(s, PointSpec{0, 20, s.seed});
+  auto serving_at = [&](double start_s) {
+    for (const analysis::SeriesSample& b : r.series) {
+      if (b.start_s == start_s) return b.serving_replicas;
+    }
+    return -1.0;
+  };
+  EXPECT_EQ(serving_at(50), 2);
+  EXPECT_EQ(serving_at(70), 2);  // asked for 4 at 60 s, provisioning until 90 s
+  EXPECT_EQ(serving_at(90), 4);
+  EXPECT_EQ(serving_at(130), 2);
+  EXPECT_EQ(serving_at(200), 2);
+  EXPECT_EQ(serving_at(220), 4);
+}
+
 TEST(FleetScalingTest, BilledReplicaHoursByHand) {
   const Scenario s = Scheduled();
   const analysis::PointResult r = RunPoint(s, PointSpec{0, 20, s.seed});
