@@ -134,6 +134,10 @@ const std::array kTimeSeries{
     Element<&P::series, &SeriesSample::kv_utilization>(
         "kv_utilization", "", R::kShare,
         "used / capacity KV blocks, mean over the bucket's instants and replicas"),
+    Element<&P::series, &SeriesSample::serving_replicas>(
+        "serving_replicas", "replicas", R::kNonNegative,
+        "replicas taking requests (not failed, not turned off by an autoscaler), mean over the "
+        "bucket's instants"),
     Element<&P::series, &SeriesSample::failures>("failures", "failures", R::kAnyCount,
                                                  "replica failures in the bucket"),
     Element<&P::series, &SeriesSample::recoveries>("recoveries", "recoveries", R::kAnyCount,

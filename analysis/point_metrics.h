@@ -57,6 +57,17 @@ struct TenantLatency {
   double ttft_p99 = 0;    // seconds; +inf if censored, NaN if none
 };
 
+// An autoscaler's change to a deployment (issue 15): from `at_s`, it asks for
+// `requested` replicas, of which `serving` take requests (the rest are being
+// provisioned); `billed` also counts replicas draining their last requests.
+struct FleetChange {
+  double at_s = 0;
+  uint32_t deployment = 0;
+  uint32_t requested = 0;
+  uint32_t serving = 0;
+  uint32_t billed = 0;
+};
+
 struct PointResult {
   std::string policy;
   double qps = 0;
@@ -101,8 +112,11 @@ struct PointResult {
   std::vector<std::string> deployment_names;
   std::vector<DeploymentSample> deployment_series;
   std::vector<SeriesSample> series;  // the whole cluster, one per bucket
-  double simulated_s = 0;            // simulated time at the end of the run
-  uint64_t events = 0;               // events the simulation handled
+  // Every change an autoscaler made, in time order (in memory only: `kvroute
+  // point` prints them; the results file keeps their totals in policy_stats).
+  std::vector<FleetChange> fleet_changes;
+  double simulated_s = 0;  // simulated time at the end of the run
+  uint64_t events = 0;     // events the simulation handled
 };
 
 // Requests of every deployment in the bucket of p.deployment_series[j] (the

@@ -30,9 +30,10 @@ void TimeSeriesRecorder::Observe(sim::Time now, std::span<const models::ReplicaL
     const size_t index = static_cast<size_t>(instant_ / kInstantsPerBucket);
     At(bucket_ * static_cast<sim::Time>(index));
     SeriesSample& s = samples_[index];
-    uint64_t waiting = 0, most = 0;
+    uint64_t waiting = 0, most = 0, serving = 0;
     double kv = 0;
     for (const models::ReplicaLoad& load : loads) {
+      serving += load.healthy;
       waiting += load.waiting;
       most = std::max<uint64_t>(most, load.waiting);
       kv += load.kv_utilization;
@@ -40,6 +41,7 @@ void TimeSeriesRecorder::Observe(sim::Time now, std::span<const models::ReplicaL
     s.mean_waiting += static_cast<double>(waiting) / replicas;
     s.max_waiting = std::max(s.max_waiting, most);
     s.kv_utilization += kv / replicas;
+    s.serving_replicas += static_cast<double>(serving);
     ++instants_[index];
     ++instant_;
     next_instant_ = bucket_ * static_cast<sim::Time>(instant_ / kInstantsPerBucket) +
@@ -52,6 +54,7 @@ std::vector<SeriesSample> TimeSeriesRecorder::Finish() {
     const double n = instants_[i];
     samples_[i].mean_waiting = n > 0 ? samples_[i].mean_waiting / n : std::nan("");
     samples_[i].kv_utilization = n > 0 ? samples_[i].kv_utilization / n : std::nan("");
+    samples_[i].serving_replicas = n > 0 ? samples_[i].serving_replicas / n : std::nan("");
   }
   return std::move(samples_);
 }

@@ -31,8 +31,11 @@ struct SeriesSample {
   double mean_waiting = 0;
   uint64_t max_waiting = 0;
   double kv_utilization = 0;  // used / capacity KV blocks, mean over instants and replicas
-  uint64_t failures = 0;      // replica failures in the bucket
-  uint64_t recoveries = 0;    // replica recoveries in the bucket
+  // Replicas taking requests (healthy: neither failed nor turned off by an
+  // autoscaler), mean over the bucket's instants; NaN without an instant.
+  double serving_replicas = 0;
+  uint64_t failures = 0;    // replica failures in the bucket
+  uint64_t recoveries = 0;  // replica recoveries in the bucket
 };
 
 class TimeSeriesRecorder {

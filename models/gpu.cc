@@ -63,6 +63,17 @@ Gpu ParseGpu(const YAML::Node& root, const std::string& source, const std::vecto
   g.link_bytes_per_s = link.RequiredNumber("bytes_per_s", 1);
   link.Finish();
 
+  // Optional: a GPU file without a price leaves cost reports to the scenario's
+  // cluster.usd_per_gpu_hour. A price never comes without its source.
+  if (sim::YamlAt(top.node(), "price").IsDefined()) {
+    sim::YamlMap price(source, top.Required("price"), "price");
+    g.usd_per_gpu_hour = price.RequiredNumber("usd_per_gpu_hour", 1e-6, 1e6);
+    price.Required("source");
+    g.price_source = price.String("source", "");
+    if (g.price_source.empty()) price.Fail("source", "name where the price comes from");
+    price.Finish();
+  }
+
   sim::YamlMap eff(source, top.Required("efficiency"), "efficiency");
   if (YAML::Node lender = sim::YamlAt(eff.node(), "borrow"); lender.IsDefined()) {
     std::string name = eff.String("borrow", "");

@@ -47,6 +47,11 @@ struct Gpu {
   // Where the efficiencies come from: the measured rows they were fitted on,
   // or the GPU kind they are borrowed from when none was measured here.
   std::string efficiency_source;
+  // What one GPU of this kind costs per hour, US dollars, and where the figure
+  // comes from (a public price list, named in the file); an assumption that
+  // scenarios override with cluster.usd_per_gpu_hour.
+  double usd_per_gpu_hour = 0;
+  std::string price_source;
 
   // Dense tensor peak for arithmetic in `d`; fp8 falls back to 16-bit on GPUs
   // without FP8 tensor cores (weights are then dequantised).

@@ -280,6 +280,12 @@ void Replica::Fail(sim::Time now, std::vector<uint32_t>* dropped) {
   UpdateKvUtilization(now);
 }
 
+void Replica::StartCold(sim::Time now) {
+  assert(idle());
+  kv_.Clear();
+  UpdateKvUtilization(now);
+}
+
 double Replica::HeldBlockSeconds(sim::Time now) const {
   return held_block_seconds_ + held_blocks_ * sim::ToSeconds(now - held_since_);
 }

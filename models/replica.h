@@ -109,6 +109,11 @@ class Replica {
   // caller can retry them elsewhere. The iteration in flight is abandoned.
   void Fail(sim::Time now, std::vector<uint32_t>* dropped);
 
+  // The replica starts afresh (an autoscaler's new replica): its cache is
+  // empty. REQUIRES: it holds no request.
+  void StartCold(sim::Time now);
+  bool idle() const { return running_.empty() && waiting_.empty() && !in_iteration_; }
+
   // ∫ (KV blocks pinned or reserved by running requests) dt from time 0 to
   // `now`, in block-seconds: the working set that cached prefixes cannot use.
   // REQUIRES: `now` is not earlier than the replica's last change.

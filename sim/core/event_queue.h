@@ -21,6 +21,9 @@ enum class EventKind : uint8_t {
   kSignalRefresh,    // the router polls the replicas' load signals
   kMeasureStart,     // the warm-up ends: time-averaged metrics start
   kMeasureEnd,       // arrivals end: time-averaged metrics stop
+  kAutoscaleTick,    // deployment `target`'s autoscaler decides
+  kScaleStep,        // deployment `target`'s replica schedule changes
+  kReplicaReady,     // replica `target`, provisioned by the autoscaler, starts serving
 };
 
 struct Event {

@@ -18,6 +18,7 @@
 #include "sim/runner/cluster_views.h"
 #include "sim/runner/deployment_policies.h"
 #include "sim/runner/deployment_router.h"
+#include "sim/runner/fleet_scaler.h"
 #include "sim/runner/request_records.h"
 
 namespace kvroute::sim {
@@ -83,6 +84,12 @@ class ClusterSimulation : public models::ReplicaObserver {
     for (uint32_t d = 0; d < deployments_.size(); ++d) {
       deployment_of_.insert(deployment_of_.end(), deployments_[d].size, d);
     }
+    for (const DeploymentSpec& d : scenario.deployments) {
+      if (d.autoscale && !scaler_) {
+        scaler_ = std::make_unique<FleetScaler>(scenario, std::span(loads_), replicas_, warmup_,
+                                                end_of_arrivals_);
+      }
+    }
   }
 
   analysis::PointResult Run() {
@@ -99,6 +106,7 @@ class ClusterSimulation : public models::ReplicaObserver {
                      f.replica);
       }
     }
+    if (scaler_) scaler_->Start(events_);
     if (refresh_ > 0) events_.Push(0, EventKind::kSignalRefresh);
     events_.Push(warmup_, EventKind::kMeasureStart);
     events_.Push(end_of_arrivals_, EventKind::kMeasureEnd);
@@ -121,6 +129,7 @@ class ClusterSimulation : public models::ReplicaObserver {
           if (event.sequence != iteration_event_[event.target]) break;
           replicas_[event.target]->FinishIteration(event.time, *this);
           StartIteration(event.target, event.time);
+          if (scaler_) scaler_->OnIterationDone(event.target, event.time);
           break;
         case EventKind::kReplicaFailure:
           OnReplicaFailure(event.target, event.time);
@@ -142,6 +151,15 @@ class ClusterSimulation : public models::ReplicaObserver {
           break;
         case EventKind::kMeasureEnd:
           held_block_seconds_ += TotalHeldBlockSeconds(event.time);
+          break;
+        case EventKind::kAutoscaleTick:
+          scaler_->OnTick(event.target, event.time, events_);
+          break;
+        case EventKind::kScaleStep:
+          scaler_->OnStep(event.target, event.time, events_);
+          break;
+        case EventKind::kReplicaReady:
+          scaler_->OnReady(event.target, event.time);
           break;
         case EventKind::kSignalRefresh:
           seen_loads_ = loads_;
@@ -181,6 +199,7 @@ class ClusterSimulation : public models::ReplicaObserver {
       }
       result.deployment_series = router_.TakeSeries();
     }
+    if (scaler_) scaler_->Finish(events_.Now(), &result);
     const double window = ToSeconds(end_of_arrivals_ - warmup_);
     result.mean_in_system = in_system_seconds_ / window;
     result.mean_held_kv_blocks =
@@ -416,6 +435,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   std::vector<uint32_t> deployment_of_;  // per replica
   analysis::TimeSeriesRecorder timeline_;
   EventQueue events_;
+  std::unique_ptr<FleetScaler> scaler_;  // null unless a deployment autoscales
 };
 
 }  // namespace

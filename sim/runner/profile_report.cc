@@ -39,6 +39,16 @@ void PrintGpus(std::ostream& out, bool markdown) {
   }
   PrintTable(out, markdown, specs);
 
+  // Prices are assumptions with a source (issue 15); scenarios override them.
+  Heading(out, markdown, "Prices per GPU-hour (assumptions; cluster.usd_per_gpu_hour overrides)");
+  Rows prices{{"GPU", "$/GPU-hour", "source"}};
+  for (const models::Gpu& g : models::BuiltinGpus()) {
+    prices.push_back({g.name,
+                      g.usd_per_gpu_hour > 0 ? FormatNumber("%.3f", g.usd_per_gpu_hour) : "—",
+                      g.price_source.empty() ? "none" : g.price_source});
+  }
+  PrintTable(out, markdown, prices);
+
   Heading(out, markdown, "Efficiencies per GPU kind (fitted by `kvroute validation --fit`)");
   Rows fitted{{"GPU", "GEMM 16-bit", "GEMM fp8", "weight BW", "KV BW", "attention", "link",
                "all-reduce µs", "layer µs (graph)", "layer µs (eager)", "step µs", "per seq µs",

@@ -33,6 +33,32 @@ struct WeightStep {
   double weight = 0;
 };
 
+// From `at_s` on, the scaler asks for `replicas` replicas (signal: schedule).
+struct ReplicaStep {
+  double at_s = 0;
+  uint32_t replicas = 1;
+};
+
+// A horizontal autoscaler for one deployment, as Kubernetes' HPA decides
+// (sim/runner/autoscaler.h cites the source of each rule and default). The
+// deployment's `replicas` is the most it may run.
+struct AutoscaleSpec {
+  // kWaiting: requests queued per serving replica (vLLM's num_requests_waiting);
+  // kKvUse: KV-pool use per serving replica, 0..1 (vLLM's kv_cache_usage_perc);
+  // kSchedule: `schedule`'s counts at their times.
+  enum class Signal { kWaiting, kKvUse, kSchedule };
+  Signal signal = Signal::kWaiting;
+  double target = 0;       // the signal's target per serving replica
+  double tolerance = 0.1;  // no change while |signal/target - 1| <= this
+  uint32_t min_replicas = 1;
+  uint32_t initial_replicas = 0;            // 0: min_replicas
+  double interval_s = 15;                   // between decisions
+  double scale_up_stabilization_s = 0;      // up: the least recommendation in this window
+  double scale_down_stabilization_s = 300;  // down: the most recommendation in this window
+  double provisioning_delay_s = 0;          // from the decision until a new replica serves
+  std::vector<ReplicaStep> schedule;        // signal kSchedule, at_s strictly increasing
+};
+
 struct DeploymentSpec {
   std::string name = "main";
   uint32_t replicas = 1;
@@ -41,6 +67,7 @@ struct DeploymentSpec {
   // Its own routing policy inside the deployment; none: the point's (sweep's)
   // policy, so the sweep's policy axis varies only the deployments without one.
   std::optional<PolicySpec> policy = std::nullopt;
+  std::optional<AutoscaleSpec> autoscale = std::nullopt;  // none: a fixed fleet
 
   double WeightAt(double t_s) const {
     double w = weight;
@@ -93,6 +120,8 @@ struct Scenario {
   enum class HitEstimate { kExact, kRouter };
   HitEstimate deployment_hit_estimate = HitEstimate::kExact;
   double series_interval_s = 10;  // bucket of the per-deployment time series, s
+  // Price of one GPU-hour, US dollars; 0: the GPU file's (models/gpus/*.yaml).
+  double usd_per_gpu_hour = 0;
 
   models::WorkloadConfig workload;
   std::vector<PolicySpec> policies;
@@ -117,6 +146,11 @@ struct Scenario {
     return n;
   }
   std::vector<uint64_t> SeedList() const;
+  // The price of one GPU-hour the cost reports use: cluster.usd_per_gpu_hour,
+  // else the GPU file's; 0 when neither gives one.
+  double UsdPerGpuHour() const {
+    return usd_per_gpu_hour > 0 ? usd_per_gpu_hour : resolved_profile.gpu.usd_per_gpu_hour;
+  }
 };
 
 }  // namespace kvroute::sim

@@ -112,6 +112,7 @@ void ParseDeployments(YamlMap& cluster, Scenario* s) {
     if (YAML::Node policy = d.Take("policy"); policy.IsDefined()) {
       spec.policy = ParsePolicyEntry(d, policy, d.Child("policy"));
     }
+    if (d.Take("autoscale").IsDefined()) spec.autoscale = ParseAutoscale(d, spec.replicas);
     d.Finish();
     for (const DeploymentSpec& other : s->deployments) {
       if (other.name == spec.name) {
@@ -185,7 +186,10 @@ const YamlKeyTable& ClusterKeys() {
                  HitEstimates().NameOf(d.deployment_hit_estimate),
                  "where H_d comes from: the replicas' caches, or the router's own record"),
        NumberKey("series_interval_s", d.series_interval_s, 1e-3, 1e7,
-                 "bucket width of each point's time series, s")}};
+                 "bucket width of each point's time series, s"),
+       NumberKey("usd_per_gpu_hour", d.usd_per_gpu_hour, 0, 1e6,
+                 "price of one GPU-hour in US dollars, for cost reports")
+           .Default("the GPU file's price (an assumption with its source)")}};
   return table;
 }
 
@@ -200,7 +204,9 @@ const YamlKeyTable& DeploymentKeys() {
        NestedKey("schedule", YamlType::kList, "none",
                  "list of {at_s, weight} steps, at_s strictly increasing (a canary rollout)"),
        NestedKey("policy", YamlType::kMap, "the point's policy",
-                 "its own policy, a name or {name, param: value}")}};
+                 "its own policy, a name or {name, param: value}"),
+       NestedKey("autoscale", YamlType::kMap, "none: a fixed fleet",
+                 "a horizontal autoscaler; `replicas` is then the most it may run")}};
   return table;
 }
 
@@ -249,6 +255,7 @@ void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   s->lambda_h = cluster.Number("lambda_h");
   s->deployment_hit_estimate = cluster.Choice("deployment_hit_estimate", HitEstimates());
   s->series_interval_s = cluster.Number("series_interval_s");
+  s->usd_per_gpu_hour = cluster.Number("usd_per_gpu_hour");
   cluster.Finish();
 }
 

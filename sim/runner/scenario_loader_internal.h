@@ -69,12 +69,18 @@ const ChoiceTable<models::LengthDistribution::Kind>& LengthKinds();
 const ChoiceTable<bool>& SessionPacings();  // false: open loop
 const ChoiceTable<models::TraceConfig::Timing>& TraceTimings();
 const ChoiceTable<analysis::LatencyMetric>& SloMetrics();
+const ChoiceTable<AutoscaleSpec::Signal>& AutoscaleSignals();
+
+// cluster.deployments[i].autoscale, taken from `deployment` (REQUIRES: present).
+AutoscaleSpec ParseAutoscale(YamlMap& deployment, uint32_t max_replicas);
 
 // The key tables of each section, for the docs (scenario_loader_keys.cc).
 const YamlKeyTable& TopLevelKeys();
 const YamlKeyTable& ClusterKeys();
 const YamlKeyTable& DeploymentKeys();
 const YamlKeyTable& WeightStepKeys();
+const YamlKeyTable& AutoscaleKeys();
+const YamlKeyTable& ReplicaStepKeys();
 const YamlKeyTable& EngineKeys();
 const YamlKeyTable& CostModelKeys();
 const YamlKeyTable& WorkloadKeys();

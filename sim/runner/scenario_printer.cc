@@ -82,6 +82,30 @@ YAML::Node Policy(const PolicySpec& spec) {
   return Flow(n);
 }
 
+YAML::Node Autoscale(const AutoscaleSpec& a) {
+  YAML::Node n;
+  n["signal"] = scenario::AutoscaleSignals().NameOf(a.signal);
+  if (a.signal != AutoscaleSpec::Signal::kSchedule) n["target"] = Num(a.target);
+  n["tolerance"] = Num(a.tolerance);
+  n["min_replicas"] = Num(a.min_replicas);
+  n["initial_replicas"] = Num(a.initial_replicas);
+  n["interval_s"] = Num(a.interval_s);
+  n["scale_up_stabilization_s"] = Num(a.scale_up_stabilization_s);
+  n["scale_down_stabilization_s"] = Num(a.scale_down_stabilization_s);
+  n["provisioning_delay_s"] = Num(a.provisioning_delay_s);
+  if (!a.schedule.empty()) {
+    YAML::Node steps(YAML::NodeType::Sequence);
+    for (const ReplicaStep& r : a.schedule) {
+      YAML::Node step;
+      step["at_s"] = Num(r.at_s);
+      step["replicas"] = Num(r.replicas);
+      steps.push_back(Flow(step));
+    }
+    n["schedule"] = steps;
+  }
+  return Flow(n);
+}
+
 YAML::Node Cluster(const Scenario& s) {
   YAML::Node c;
   if (s.profile_inline) {
@@ -113,6 +137,7 @@ YAML::Node Cluster(const Scenario& s) {
       n["schedule"] = steps;
     }
     if (d.policy) n["policy"] = Policy(*d.policy);
+    if (d.autoscale) n["autoscale"] = Autoscale(*d.autoscale);
     deployments.push_back(Flow(n));
   }
   c["deployments"] = deployments;
@@ -147,6 +172,7 @@ YAML::Node Cluster(const Scenario& s) {
   c["lambda_h"] = Num(s.lambda_h);
   c["deployment_hit_estimate"] = scenario::HitEstimates().NameOf(s.deployment_hit_estimate);
   c["series_interval_s"] = Num(s.series_interval_s);
+  c["usd_per_gpu_hour"] = Num(s.UsdPerGpuHour());
   return c;
 }
 

@@ -29,6 +29,52 @@ std::vector<MalformedInput> ScenarioCases() {
       ScenarioCase("ValidListNamesEachKeyOnce", "  keys: 20", "  kyes: 20",
                    {"s.yaml:10: key 'workload.kyes': unknown key (valid here: keys, tenants,",
                     "did you mean 'keys'?"}),
+      // The price of a GPU-hour (issue 15).
+      ScenarioCase("MisspelledPriceKey", "  profile: h100-llama3.1-8b-bf16",
+                   "  profile: h100-llama3.1-8b-bf16\n  usd_per_gpu_hr: 2",
+                   {"s.yaml:8: key 'cluster.usd_per_gpu_hr': unknown key",
+                    "did you mean 'usd_per_gpu_hour'?"}),
+      ScenarioCase("NegativePrice", "  profile: h100-llama3.1-8b-bf16",
+                   "  profile: h100-llama3.1-8b-bf16\n  usd_per_gpu_hour: -2",
+                   {"s.yaml:8: key 'cluster.usd_per_gpu_hour': must be in [0, "}),
+      ScenarioCase(
+          "DuplicatePrice", "  profile: h100-llama3.1-8b-bf16",
+          "  profile: h100-llama3.1-8b-bf16\n  usd_per_gpu_hour: 2\n  usd_per_gpu_hour: 3",
+          {"s.yaml:9: key 'cluster.usd_per_gpu_hour': duplicate key (first given on line 8)"}),
+      // Autoscaling keys (issue 15).
+      ScenarioCase("AutoscaleMisspelledKey", "{name: main, replicas: 2, weight: 1}",
+                   "{name: main, replicas: 2, autoscale: {signal: waiting, target: 2, "
+                   "provisioning_delay: 10}}",
+                   {"key 'cluster.deployments[0].autoscale.provisioning_delay': unknown key",
+                    "did you mean 'provisioning_delay_s'?"}),
+      ScenarioCase("AutoscaleWithoutDelay", "{name: main, replicas: 2, weight: 1}",
+                   "{name: main, replicas: 2, autoscale: {signal: waiting, target: 2}}",
+                   {"cluster.deployments[0].autoscale.provisioning_delay_s"}),
+      ScenarioCase(
+          "AutoscaleWithoutTarget", "{name: main, replicas: 2, weight: 1}",
+          "{name: main, replicas: 2, autoscale: {signal: waiting, provisioning_delay_s: 10}}",
+          {"cluster.deployments[0].autoscale.target"}),
+      ScenarioCase(
+          "AutoscaleMinAboveMax", "{name: main, replicas: 2, weight: 1}",
+          "{name: main, replicas: 2, autoscale: {signal: kv_use, target: 0.8, min_replicas: 3, "
+          "provisioning_delay_s: 10}}",
+          {"min_replicas': is more than 2 (the deployment's replicas, the most it may run)"}),
+      ScenarioCase("AutoscaleUnknownSignal", "{name: main, replicas: 2, weight: 1}",
+                   "{name: main, replicas: 2, autoscale: {signal: waitng, target: 2, "
+                   "provisioning_delay_s: 10}}",
+                   {"autoscale.signal", "did you mean 'waiting'?"}),
+      ScenarioCase("AutoscaleScheduleWithoutSignal", "{name: main, replicas: 2, weight: 1}",
+                   "{name: main, replicas: 2, autoscale: {signal: waiting, target: 2, "
+                   "provisioning_delay_s: 10, schedule: [{at_s: 5, replicas: 2}]}}",
+                   {"a schedule needs signal: schedule"}),
+      ScenarioCase("AutoscaleScheduleOutOfOrder", "{name: main, replicas: 2, weight: 1}",
+                   "{name: main, replicas: 2, autoscale: {signal: schedule, provisioning_delay_s: "
+                   "10, schedule: [{at_s: 5, replicas: 2}, {at_s: 5, replicas: 1}]}}",
+                   {"schedule[1].at_s", "strictly increasing"}),
+      ScenarioCase("AutoscaleScheduleAboveMax", "{name: main, replicas: 2, weight: 1}",
+                   "{name: main, replicas: 2, autoscale: {signal: schedule, provisioning_delay_s: "
+                   "10, schedule: [{at_s: 5, replicas: 3}]}}",
+                   {"schedule[0].replicas", "must be within [min_replicas, 2]"}),
       ScenarioCase("DuplicateTopKey", "seeds: 1", "seeds: 1\nseeds: 2",
                    {"s.yaml:4: key 'seeds': duplicate key (first given on line 3)"}),
       ScenarioCase("DuplicateKeyInFlowMap", "{name: main, replicas: 2",

@@ -64,6 +64,7 @@ Command PoliciesCommandDefinition();
 Command ProfilesCommandDefinition();
 Command ReportCommandDefinition();
 Command PlanCommandDefinition();
+Command SizeCommandDefinition();
 Command CalibrateCommandDefinition();
 Command WorkloadStatsCommandDefinition();
 Command TraceStatsCommandDefinition();

@@ -15,6 +15,7 @@
 #include "sim/core/did_you_mean.h"
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/commands/common.h"
+#include "sim/runner/fleet_report.h"
 #include "sim/runner/progress.h"
 #include "sim/runner/work_estimate.h"
 
@@ -94,6 +95,7 @@ void PrintText(const Scenario& s, const analysis::PointResult& r, std::ostream& 
     out << "  " << s.slos[i].Label() << ": " << r.slo_values[i] << " s ("
         << (s.slos[i].Met(r.slo_values[i]) ? "met" : "missed") << ")\n";
   }
+  PrintFleetChanges(s, r, out);
 }
 
 int Point(const po::variables_map& vm, const CommandIo& io) {

@@ -45,12 +45,13 @@ std::vector<OptionText> OptionTexts(const Command& command) {
 
 const std::vector<Command>& Commands() {
   static const std::vector<Command> commands{
-      RunCommandDefinition(),           PointCommandDefinition(),
-      ValidateCommandDefinition(),      ReportCommandDefinition(),
-      PoliciesCommandDefinition(),      ProfilesCommandDefinition(),
-      CalibrateCommandDefinition(),     PlanCommandDefinition(),
-      WorkloadStatsCommandDefinition(), TraceStatsCommandDefinition(),
-      ValidationCommandDefinition(),    HelpCommandDefinition()};
+      RunCommandDefinition(),        PointCommandDefinition(),
+      ValidateCommandDefinition(),   ReportCommandDefinition(),
+      PoliciesCommandDefinition(),   ProfilesCommandDefinition(),
+      CalibrateCommandDefinition(),  PlanCommandDefinition(),
+      SizeCommandDefinition(),       WorkloadStatsCommandDefinition(),
+      TraceStatsCommandDefinition(), ValidationCommandDefinition(),
+      HelpCommandDefinition()};
   return commands;
 }
 

@@ -2,6 +2,7 @@
 // files, the work estimate against the limits) and says what it would run,
 // or prints it resolved, every default filled in.
 #include "sim/runner/commands/common.h"
+#include "sim/runner/fleet_report.h"
 #include "sim/runner/scenario_printer.h"
 #include "sim/runner/work_estimate.h"
 
@@ -26,6 +27,7 @@ int Validate(const po::variables_map& vm, const CommandIo& io) {
                  : "trace " + s.workload.trace.file)
          << "; " << s.policies.size() << " policies x " << s.qps.size() << " loads x " << s.seeds
          << " seeds = " << s.policies.size() * s.qps.size() * s.seeds << " points\n"
+         << FleetCostLine(s) << "\n"
          << "costliest point: " << EstimatePointWork(s).Summary() << "\n";
   return 0;
 }
