@@ -132,7 +132,9 @@ void PrebleTree::AddRefs(uint32_t node, uint32_t gpu, int delta) {
     }
     return;
   }
-  assert(delta >= 0);
+  // A release may find no reference of this replica on a node of the path
+  // (the path's references were counted under another replica or already
+  // released): counts never go below zero, so there is nothing to take back.
   if (delta > 0) refs.emplace_back(gpu, static_cast<uint32_t>(delta));
 }
 
