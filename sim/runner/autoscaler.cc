@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace kvroute::sim {
 
@@ -15,7 +16,8 @@ uint32_t Autoscaler::Clamp(double replicas) const {
 
 uint32_t Autoscaler::Decide(double now_s, uint32_t requested, double signal) {
   // replica_calculator.go: within the tolerance nothing changes; a signal
-  // that cannot be read (no serving replica) changes nothing either.
+  // that cannot be read (no serving replica, no first token in the window)
+  // changes nothing either.
   uint32_t desired = requested;
   if (std::isfinite(signal)) {
     const double ratio = signal / spec_.target;
@@ -23,6 +25,16 @@ uint32_t Autoscaler::Decide(double now_s, uint32_t requested, double signal) {
       desired = Clamp(std::ceil(ratio * requested));
     }
   }
+  const uint32_t next = Clamp(RateLimited(now_s, requested, Stabilized(now_s, requested, desired)));
+  // horizontal.go, storeScaleEvent: the change made now counts against the
+  // rate policies of the periods that contain it.
+  if (next != requested) {
+    events_.push_back({now_s, static_cast<int32_t>(next) - static_cast<int32_t>(requested)});
+  }
+  return next;
+}
+
+uint32_t Autoscaler::Stabilized(double now_s, uint32_t requested, uint32_t desired) {
   // horizontal.go: recommendations older than both windows are dropped; the
   // count moves up to the least one of the up window, down to the most one
   // of the down window (both windows hold the newest, as HPA's do).
@@ -37,7 +49,58 @@ uint32_t Autoscaler::Decide(double now_s, uint32_t requested, double signal) {
   uint32_t next = requested;
   if (next < up) next = up;
   if (next > down) next = down;
-  return Clamp(next);
+  return next;
+}
+
+int64_t Autoscaler::PeriodStart(double now_s, uint32_t requested, double period_s) const {
+  // getReplicasChangePerPeriod: the events strictly after the period's start.
+  int64_t start = requested;
+  for (const ScaleEvent& e : events_) {
+    if (e.at_s > now_s - period_s) start -= e.change;
+  }
+  return start;
+}
+
+uint32_t Autoscaler::RateLimited(double now_s, uint32_t requested, uint32_t stabilized) {
+  // markScaleEventsOutdated: changes older than every period no longer count.
+  double longest = 0;
+  for (const auto* policies : {&spec_.scale_up_policies, &spec_.scale_down_policies}) {
+    for (const ScalingPolicy& p : *policies) longest = std::max(longest, p.period_s);
+  }
+  while (!events_.empty() && events_.front().at_s <= now_s - longest) events_.pop_front();
+  using Type = ScalingPolicy::Type;
+  if (stabilized > requested) {
+    if (spec_.scale_up_select == ScalingSelect::kDisabled) return requested;
+    const bool loosest = spec_.scale_up_select == ScalingSelect::kMax;
+    int64_t limit = loosest ? INT64_MIN : INT64_MAX;
+    for (const ScalingPolicy& p : spec_.scale_up_policies) {
+      const int64_t start = PeriodStart(now_s, requested, p.period_s);
+      // The percent proposal is rounded up, or a small count could never grow.
+      const int64_t proposed =
+          p.type == Type::kPods
+              ? start + static_cast<int64_t>(p.value)
+              : static_cast<int64_t>(std::ceil(static_cast<double>(start) * (1 + p.value / 100)));
+      limit = loosest ? std::max(limit, proposed) : std::min(limit, proposed);
+    }
+    limit = std::max<int64_t>(limit, requested);
+    return static_cast<uint32_t>(std::min<int64_t>(stabilized, limit));
+  }
+  if (stabilized < requested) {
+    if (spec_.scale_down_select == ScalingSelect::kDisabled) return requested;
+    const bool loosest = spec_.scale_down_select == ScalingSelect::kMax;
+    int64_t limit = loosest ? INT64_MAX : INT64_MIN;
+    for (const ScalingPolicy& p : spec_.scale_down_policies) {
+      const int64_t start = PeriodStart(now_s, requested, p.period_s);
+      const int64_t proposed =
+          p.type == Type::kPods
+              ? start - static_cast<int64_t>(p.value)
+              : static_cast<int64_t>(static_cast<double>(start) * (1 - p.value / 100));
+      limit = loosest ? std::min(limit, proposed) : std::max(limit, proposed);
+    }
+    limit = std::min<int64_t>(limit, requested);
+    return static_cast<uint32_t>(std::max<int64_t>(stabilized, limit));
+  }
+  return requested;
 }
 
 uint32_t Autoscaler::Scheduled(double now_s) const {

@@ -8,13 +8,21 @@
 //   decision's recommendation is kept; the count goes up only to the least
 //   recommendation of the last scale_up_stabilization_s, and down only to the
 //   most recommendation of the last scale_down_stabilization_s;
+// - then limited by the rate policies (convertDesiredReplicasWithBehaviorRate,
+//   calculateScaleUpLimitWithScalingRules / calculateScaleDownLimitWithBehaviors):
+//   each policy bounds the count by the count at the start of its period
+//   (now less the changes this scaler made in the last period_s) plus `value`
+//   pods or times (1 + value/100), rounded up (down: minus, or times
+//   (1 - value/100), truncated); selectPolicy takes the loosest (max), the
+//   tightest (min) or no change (disabled); a limit never reverses the
+//   direction;
 // - then clamped to [min_replicas, max_replicas].
 // Defaults (sim/runner/scenario.h, AutoscaleSpec): a decision every 15 s
 // (--horizontal-pod-autoscaler-sync-period), tolerance 0.1, scale-down
 // stabilisation 300 s (pkg/controller/podautoscaler/config/v1alpha1/
-// defaults.go), scale-up stabilisation 0 (pkg/apis/autoscaling/v2/defaults.go).
-// HPA's rate limits on a scale step (100% or 4 pods per 15 s) are not modelled.
-// With signal `schedule` the count is the schedule's at each time.
+// defaults.go), scale-up stabilisation 0 and the rate policies up 4 pods or
+// 100% per 15 s, down 100% per 15 s (pkg/apis/autoscaling/v2/defaults.go).
+// With signal `schedule` the count is the schedule's at each time, unlimited.
 #ifndef KVROUTE_SIM_RUNNER_AUTOSCALER_H_
 #define KVROUTE_SIM_RUNNER_AUTOSCALER_H_
 
@@ -45,11 +53,21 @@ class Autoscaler {
     double at_s;
     uint32_t replicas;
   };
+  struct ScaleEvent {
+    double at_s;
+    int32_t change;  // > 0 added, < 0 removed
+  };
   uint32_t Clamp(double replicas) const;
+  uint32_t Stabilized(double now_s, uint32_t requested, uint32_t desired);
+  uint32_t RateLimited(double now_s, uint32_t requested, uint32_t stabilized);
+  // The count at the start of a policy's period: `requested` less the changes
+  // made after now_s - period_s.
+  int64_t PeriodStart(double now_s, uint32_t requested, double period_s) const;
 
   AutoscaleSpec spec_;
   uint32_t max_replicas_;
   std::deque<Recommendation> history_;  // within the longer window, oldest first
+  std::deque<ScaleEvent> events_;       // within the longest policy period, oldest first
 };
 
 }  // namespace kvroute::sim

@@ -219,6 +219,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void OnFirstToken(uint32_t slot, Time now) override {
     const models::InFlightRequest& r = pool_[slot];
     PolicyOf(r.replica).OnFirstToken(r.request, Local(r.replica), now);
+    if (scaler_) scaler_->OnFirstToken(r.replica, now - r.request.arrival, now);
   }
   void OnCompleted(uint32_t slot, Time now) override {
     const models::InFlightRequest& r = pool_[slot];

@@ -23,7 +23,9 @@ FleetScaler::FleetScaler(const Scenario& scenario, std::span<models::ReplicaLoad
       scaled_.push_back({.deployment = d,
                          .offset = offset,
                          .size = spec.replicas,
-                         .autoscaler = Autoscaler(*spec.autoscale, spec.replicas)});
+                         .autoscaler = Autoscaler(*spec.autoscale, spec.replicas),
+                         .on_ttft = spec.autoscale->signal == AutoscaleSpec::Signal::kTtft,
+                         .first_tokens = {}});
     }
     offset += spec.replicas;
   }
@@ -92,8 +94,32 @@ void FleetScaler::Start(EventQueue& events) {
   }
 }
 
-double FleetScaler::Signal(const Scaled& s) const {
+void FleetScaler::OnFirstToken(uint32_t replica, Time ttft, Time now) {
+  Scaled* s = OfReplica(replica);
+  if (s != nullptr && s->on_ttft) s->first_tokens.push_back({now, ttft});
+}
+
+double FleetScaler::TtftQuantile(Scaled& s, Time now) {
+  const AutoscaleSpec& spec = *scenario_.deployments[s.deployment].autoscale;
+  const Time from = now - FromSeconds(spec.window_s);
+  while (!s.first_tokens.empty() && s.first_tokens.front().first <= from) {
+    s.first_tokens.pop_front();
+  }
+  if (s.first_tokens.empty()) return std::nan("");
+  scratch_.clear();
+  for (size_t i = 0; i < s.first_tokens.size(); ++i) scratch_.push_back(s.first_tokens[i].second);
+  // The nearest-rank quantile: the smallest TTFT with at least `quantile` of
+  // the window's TTFTs at or below it.
+  const double rank = std::ceil(spec.quantile * static_cast<double>(scratch_.size()));
+  const size_t k = static_cast<size_t>(std::max(rank, 1.0)) - 1;
+  std::nth_element(scratch_.begin(), scratch_.begin() + static_cast<std::ptrdiff_t>(k),
+                   scratch_.end());
+  return ToSeconds(scratch_[k]);
+}
+
+double FleetScaler::Signal(Scaled& s, Time now) {
   const AutoscaleSpec::Signal kind = scenario_.deployments[s.deployment].autoscale->signal;
+  if (kind == AutoscaleSpec::Signal::kTtft) return TtftQuantile(s, now);
   double sum = 0;
   uint32_t serving = 0;
   for (uint32_t r = s.offset; r < s.offset + s.size; ++r) {
@@ -108,7 +134,7 @@ double FleetScaler::Signal(const Scaled& s) const {
 void FleetScaler::OnTick(uint32_t deployment, Time now, EventQueue& events) {
   Scaled& s = *Of(deployment);
   const uint32_t requested = Count(s, State::kServing) + Count(s, State::kProvisioning);
-  Apply(s, s.autoscaler.Decide(ToSeconds(now), requested, Signal(s)), now, events);
+  Apply(s, s.autoscaler.Decide(ToSeconds(now), requested, Signal(s, now)), now, events);
   const Time next = now + FromSeconds(scenario_.deployments[deployment].autoscale->interval_s);
   if (next < end_of_arrivals_) events.Push(next, EventKind::kAutoscaleTick, deployment);
 }

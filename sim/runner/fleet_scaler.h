@@ -15,11 +15,13 @@
 
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "analysis/point_metrics.h"
 #include "models/replica.h"
 #include "sim/core/event_queue.h"
+#include "sim/core/ring_deque.h"
 #include "sim/runner/autoscaler.h"
 #include "sim/runner/scenario.h"
 
@@ -39,6 +41,9 @@ class FleetScaler {
   void OnTick(uint32_t deployment, Time now, EventQueue& events);
   void OnStep(uint32_t deployment, Time now, EventQueue& events);
   void OnReady(uint32_t replica, Time now);
+  // A request's first token on `replica` at `now`, `ttft` after its arrival
+  // (kept only for deployments that scale on TTFT).
+  void OnFirstToken(uint32_t replica, Time ttft, Time now);
   // After the replica finished an iteration: a draining replica left idle turns off.
   void OnIterationDone(uint32_t replica, Time now);
   // Adds the scaling statistics (per autoscaled deployment: mean billed
@@ -56,6 +61,8 @@ class FleetScaler {
     double billed_seconds = 0;  // replica-seconds billed in the measured window
     Time last_change = 0;
     uint64_t scale_ups = 0, scale_downs = 0;  // replicas added and removed
+    bool on_ttft = false;
+    RingDeque<std::pair<Time, Time>> first_tokens;  // (at, ttft) in the window, oldest first
   };
 
   Scaled* Of(uint32_t deployment);
@@ -66,7 +73,9 @@ class FleetScaler {
   void Apply(Scaled& s, uint32_t want, Time now, EventQueue& events);
   uint32_t Count(const Scaled& s, State state) const;
   void Log(const Scaled& s, Time now);
-  double Signal(const Scaled& s) const;
+  double Signal(Scaled& s, Time now);
+  // The spec's quantile of the TTFTs in the last window_s, seconds; NaN if none.
+  double TtftQuantile(Scaled& s, Time now);
 
   const Scenario& scenario_;
   std::span<models::ReplicaLoad> loads_;
@@ -75,6 +84,7 @@ class FleetScaler {
   std::vector<State> state_;  // per replica
   std::vector<Scaled> scaled_;
   std::vector<analysis::FleetChange> log_;
+  std::vector<Time> scratch_;
 };
 
 }  // namespace kvroute::sim

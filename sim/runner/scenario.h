@@ -42,13 +42,32 @@ struct ReplicaStep {
 // A horizontal autoscaler for one deployment, as Kubernetes' HPA decides
 // (sim/runner/autoscaler.h cites the source of each rule and default). The
 // deployment's `replicas` is the most it may run.
+// One of HPA's scaling policies (autoscaling/v2 HPAScalingPolicy): within any
+// `period_s`, the count may move by at most `value` pods, or `value` percent
+// of the count at the period's start.
+struct ScalingPolicy {
+  enum class Type { kPods, kPercent };
+  Type type = Type::kPods;
+  double value = 0;
+  double period_s = 15;
+};
+
+// How a direction's policies combine (HPA's selectPolicy): kMax allows the
+// largest change any policy allows, kMin the smallest, kDisabled none.
+enum class ScalingSelect { kMax, kMin, kDisabled };
+
 struct AutoscaleSpec {
   // kWaiting: requests queued per serving replica (vLLM's num_requests_waiting);
   // kKvUse: KV-pool use per serving replica, 0..1 (vLLM's kv_cache_usage_perc);
+  // kTtft: the `quantile` of the TTFTs of the first tokens the deployment
+  // produced in the last `window_s` (vLLM's time_to_first_token_seconds
+  // histogram, as a Prometheus histogram_quantile over a range);
   // kSchedule: `schedule`'s counts at their times.
-  enum class Signal { kWaiting, kKvUse, kSchedule };
+  enum class Signal { kWaiting, kKvUse, kTtft, kSchedule };
   Signal signal = Signal::kWaiting;
-  double target = 0;       // the signal's target per serving replica
+  double target = 0;       // the signal's target (per serving replica, or seconds of TTFT)
+  double quantile = 0.9;   // signal kTtft
+  double window_s = 60;    // signal kTtft
   double tolerance = 0.1;  // no change while |signal/target - 1| <= this
   uint32_t min_replicas = 1;
   uint32_t initial_replicas = 0;            // 0: min_replicas
@@ -56,7 +75,14 @@ struct AutoscaleSpec {
   double scale_up_stabilization_s = 0;      // up: the least recommendation in this window
   double scale_down_stabilization_s = 300;  // down: the most recommendation in this window
   double provisioning_delay_s = 0;          // from the decision until a new replica serves
-  std::vector<ReplicaStep> schedule;        // signal kSchedule, at_s strictly increasing
+  // HPA's rate limits (pkg/apis/autoscaling/v2/defaults.go): up by 4 pods or
+  // 100% per 15 s, whichever is more; down by 100% per 15 s.
+  std::vector<ScalingPolicy> scale_up_policies = {{ScalingPolicy::Type::kPods, 4, 15},
+                                                  {ScalingPolicy::Type::kPercent, 100, 15}};
+  ScalingSelect scale_up_select = ScalingSelect::kMax;
+  std::vector<ScalingPolicy> scale_down_policies = {{ScalingPolicy::Type::kPercent, 100, 15}};
+  ScalingSelect scale_down_select = ScalingSelect::kMax;
+  std::vector<ReplicaStep> schedule;  // signal kSchedule, at_s strictly increasing
 };
 
 struct DeploymentSpec {

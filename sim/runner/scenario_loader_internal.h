@@ -70,6 +70,8 @@ const ChoiceTable<bool>& SessionPacings();  // false: open loop
 const ChoiceTable<models::TraceConfig::Timing>& TraceTimings();
 const ChoiceTable<analysis::LatencyMetric>& SloMetrics();
 const ChoiceTable<AutoscaleSpec::Signal>& AutoscaleSignals();
+const ChoiceTable<ScalingSelect>& ScalingSelects();
+const ChoiceTable<ScalingPolicy::Type>& ScalingPolicyTypes();
 
 // cluster.deployments[i].autoscale, taken from `deployment` (REQUIRES: present).
 AutoscaleSpec ParseAutoscale(YamlMap& deployment, uint32_t max_replicas);
@@ -81,6 +83,7 @@ const YamlKeyTable& DeploymentKeys();
 const YamlKeyTable& WeightStepKeys();
 const YamlKeyTable& AutoscaleKeys();
 const YamlKeyTable& ReplicaStepKeys();
+const YamlKeyTable& ScalingPolicyKeys();
 const YamlKeyTable& EngineKeys();
 const YamlKeyTable& CostModelKeys();
 const YamlKeyTable& WorkloadKeys();

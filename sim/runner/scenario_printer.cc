@@ -93,6 +93,27 @@ YAML::Node Autoscale(const AutoscaleSpec& a) {
   n["scale_up_stabilization_s"] = Num(a.scale_up_stabilization_s);
   n["scale_down_stabilization_s"] = Num(a.scale_down_stabilization_s);
   n["provisioning_delay_s"] = Num(a.provisioning_delay_s);
+  if (a.signal == AutoscaleSpec::Signal::kTtft) {
+    n["quantile"] = Num(a.quantile);
+    n["window_s"] = Num(a.window_s);
+  }
+  if (a.signal != AutoscaleSpec::Signal::kSchedule) {
+    auto policies = [](const std::vector<ScalingPolicy>& list) {
+      YAML::Node out(YAML::NodeType::Sequence);
+      for (const ScalingPolicy& p : list) {
+        YAML::Node entry;
+        entry["type"] = scenario::ScalingPolicyTypes().NameOf(p.type);
+        entry["value"] = Num(p.value);
+        entry["period_s"] = Num(p.period_s);
+        out.push_back(Flow(entry));
+      }
+      return out;
+    };
+    n["scale_up_policies"] = policies(a.scale_up_policies);
+    n["scale_up_select"] = scenario::ScalingSelects().NameOf(a.scale_up_select);
+    n["scale_down_policies"] = policies(a.scale_down_policies);
+    n["scale_down_select"] = scenario::ScalingSelects().NameOf(a.scale_down_select);
+  }
   if (!a.schedule.empty()) {
     YAML::Node steps(YAML::NodeType::Sequence);
     for (const ReplicaStep& r : a.schedule) {

@@ -69,6 +69,8 @@ TEST(AutoscalerTest, ScaleDownWaitsForTheStabilisationWindow) {
 TEST(AutoscalerTest, ScaleUpStabilisationTakesTheLeastRecommendation) {
   AutoscaleSpec a = Hpa(1);
   a.scale_up_stabilization_s = 60;
+  // Rate policies loose enough not to bind (autoscaler_limits_test.cc has them).
+  a.scale_up_policies = {{ScalingPolicy::Type::kPercent, 1000, 15}};
   Autoscaler scaler(a, 100);
   EXPECT_EQ(scaler.Decide(0, 4, 1.0), 4u);   // recommends 4
   EXPECT_EQ(scaler.Decide(15, 4, 3.0), 4u);  // recommends 12; 4 is in the window
