@@ -28,6 +28,10 @@ and from the time series, at load Q (default: the reference load), over simulate
                        recovery (green)
   deployment_share_over_time  with several deployments: each deployment's share of
                        the requests per bucket, one panel per policy
+  replicas_over_time   when the replica count changes during the run (an autoscaler,
+                       failures): replicas serving (solid) and billed (dashed) per
+                       bucket, mean over seeds, one colour per policy; the legend
+                       gives each policy's dollars over the whole run when priced
 A scenario with a single load gets no plot against load and no capacity plot.
 """
 import argparse
@@ -308,6 +312,38 @@ def plot_deployment_share(by_policy, qps, warmup_s, out):
     return out.save(fig, "deployment_share_over_time")
 
 
+def replica_count_changes(series):
+    for column in ("serving_replicas", "billed_replicas"):
+        values = series[column][np.isfinite(series[column])]
+        if len(values) and values.min() != values.max():
+            return True
+    return False
+
+
+def plot_replicas_over_time(by_policy, qps, warmup_s, out):
+    fig, ax = plt.subplots(figsize=(7, 4))
+    shade_warmup(ax, warmup_s)
+    for i, (policy, rows) in enumerate(by_policy.items()):
+        color = "C%d" % i
+        seeds = max(len(np.unique(rows["point"])), 1)
+        starts, serving = per_bucket(rows, lambda b: np.nanmean(b["serving_replicas"])
+                                     if np.isfinite(b["serving_replicas"]).any() else np.nan)
+        _, billed = per_bucket(rows, lambda b: np.nanmean(b["billed_replicas"])
+                               if np.isfinite(b["billed_replicas"]).any() else np.nan)
+        usd = rows["usd"][np.isfinite(rows["usd"])].sum() / seeds
+        label = policy + (" ($%.2f per run)" % usd if usd > 0 else "")
+        ax.plot(starts, serving, color=color, drawstyle="steps-post", label=label + " serving")
+        ax.plot(starts, billed, color=color, linestyle="--", drawstyle="steps-post",
+                label=policy + " billed")
+    ax.set_xlabel("simulated time (s)")
+    ax.set_ylabel("replicas")
+    ax.set_title("replicas over time at %g QPS (mean over seeds)" % qps)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return out.save(fig, "replicas_over_time")
+
+
 def warmup_seconds(scenario_yaml):
     """The warm-up, from the resolved scenario's top-level `warmup_s` line."""
     for line in scenario_yaml.splitlines():
@@ -387,6 +423,8 @@ def main():
         by_policy = series_by_policy(points, series, policies, qps)
         written.append(plot_hit_rate_over_time(by_policy, qps, warmup_s, out))
         written.append(plot_queue_over_time(by_policy, qps, warmup_s, out))
+        if replica_count_changes(series):
+            written.append(plot_replicas_over_time(by_policy, qps, warmup_s, out))
     if len(deployments):
         by_policy = series_by_policy(points, deployments, policies, qps)
         written.append(plot_deployment_share(by_policy, qps, warmup_s, out))

@@ -138,6 +138,12 @@ const std::array kTimeSeries{
         "serving_replicas", "replicas", R::kNonNegative,
         "replicas taking requests (not failed, not turned off by an autoscaler), mean over the "
         "bucket's instants"),
+    Element<&P::series, &SeriesSample::billed_replicas>(
+        "billed_replicas", "replicas", R::kNonNegative,
+        "replicas billed (all but those an autoscaler turned off), mean over the bucket's time"),
+    Element<&P::series, &SeriesSample::usd>("usd", "$", R::kNonNegative,
+                                            "what the billed replicas cost in the bucket; NaN: "
+                                            "no price"),
     Element<&P::series, &SeriesSample::failures>("failures", "failures", R::kAnyCount,
                                                  "replica failures in the bucket"),
     Element<&P::series, &SeriesSample::recoveries>("recoveries", "recoveries", R::kAnyCount,

@@ -49,12 +49,31 @@ void TimeSeriesRecorder::Observe(sim::Time now, std::span<const models::ReplicaL
   }
 }
 
-std::vector<SeriesSample> TimeSeriesRecorder::Finish() {
+void TimeSeriesRecorder::AddBilled(sim::Time from, sim::Time to, double replicas) {
+  if (to <= from || replicas == 0) return;
+  At(to - 1);  // every bucket up to the last one touched exists
+  for (sim::Time t = from; t < to;) {
+    const size_t index = static_cast<size_t>(t / bucket_);
+    const sim::Time bucket_end = bucket_ * static_cast<sim::Time>(index + 1);
+    const sim::Time until = std::min(to, bucket_end);
+    // Replica-seconds until Finish turns them into a mean.
+    samples_[index].billed_replicas += replicas * sim::ToSeconds(until - t);
+    t = until;
+  }
+}
+
+std::vector<SeriesSample> TimeSeriesRecorder::Finish(sim::Time end, double usd_per_replica_hour) {
   for (size_t i = 0; i < samples_.size(); ++i) {
+    SeriesSample& s = samples_[i];
     const double n = instants_[i];
-    samples_[i].mean_waiting = n > 0 ? samples_[i].mean_waiting / n : std::nan("");
-    samples_[i].kv_utilization = n > 0 ? samples_[i].kv_utilization / n : std::nan("");
-    samples_[i].serving_replicas = n > 0 ? samples_[i].serving_replicas / n : std::nan("");
+    s.mean_waiting = n > 0 ? s.mean_waiting / n : std::nan("");
+    s.kv_utilization = n > 0 ? s.kv_utilization / n : std::nan("");
+    s.serving_replicas = n > 0 ? s.serving_replicas / n : std::nan("");
+    const sim::Time start = bucket_ * static_cast<sim::Time>(i);
+    const double spanned = sim::ToSeconds(std::min(bucket_, end - start));
+    const double replica_seconds = s.billed_replicas;
+    s.billed_replicas = spanned > 0 ? replica_seconds / spanned : std::nan("");
+    s.usd = usd_per_replica_hour > 0 ? replica_seconds / 3600 * usd_per_replica_hour : std::nan("");
   }
   return std::move(samples_);
 }

@@ -34,6 +34,12 @@ struct SeriesSample {
   // Replicas taking requests (healthy: neither failed nor turned off by an
   // autoscaler), mean over the bucket's instants; NaN without an instant.
   double serving_replicas = 0;
+  // Replicas billed (serving, failed, provisioning or draining: every replica
+  // not turned off), mean over the bucket's time, exact; and what they cost
+  // in the bucket, $ (NaN without a price). The last bucket counts only the
+  // time it spans before the run's end.
+  double billed_replicas = 0;
+  double usd = 0;
   uint64_t failures = 0;    // replica failures in the bucket
   uint64_t recoveries = 0;  // replica recoveries in the bucket
 };
@@ -61,8 +67,12 @@ class TimeSeriesRecorder {
     if (now > next_instant_) Observe(now, loads);
   }
 
-  // The series, instant sums turned into means. Call once.
-  std::vector<SeriesSample> Finish();
+  // `replicas` replicas billed from `from` to `to` (spread exactly over buckets).
+  void AddBilled(sim::Time from, sim::Time to, double replicas);
+
+  // The series, instant sums turned into means; the run ended at `end`; a
+  // replica-hour costs `usd_per_replica_hour` (0: no price). Call once.
+  std::vector<SeriesSample> Finish(sim::Time end, double usd_per_replica_hour);
 
  private:
   SeriesSample& At(sim::Time t);

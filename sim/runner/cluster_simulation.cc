@@ -18,6 +18,7 @@
 #include "sim/runner/cluster_views.h"
 #include "sim/runner/deployment_policies.h"
 #include "sim/runner/deployment_router.h"
+#include "sim/runner/fleet_report.h"
 #include "sim/runner/fleet_scaler.h"
 #include "sim/runner/request_records.h"
 
@@ -87,7 +88,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     for (const DeploymentSpec& d : scenario.deployments) {
       if (d.autoscale && !scaler_) {
         scaler_ = std::make_unique<FleetScaler>(scenario, std::span(loads_), replicas_, warmup_,
-                                                end_of_arrivals_);
+                                                end_of_arrivals_, &timeline_);
       }
     }
   }
@@ -204,7 +205,11 @@ class ClusterSimulation : public models::ReplicaObserver {
     result.mean_in_system = in_system_seconds_ / window;
     result.mean_held_kv_blocks =
         held_block_seconds_ / window / static_cast<double>(replicas_.size());
-    result.series = timeline_.Finish();
+    for (const DeploymentSpec& d : scenario_.deployments) {
+      if (!d.autoscale)
+        timeline_.AddBilled(0, events_.Now(), d.replicas);  // the scaler bills its own
+    }
+    result.series = timeline_.Finish(events_.Now(), ScenarioFleetCost(scenario_, 1).UsdPerHour());
     result.simulated_s = ToSeconds(events_.Now());
     result.events = handled;
     return result;

@@ -9,12 +9,13 @@ namespace kvroute::sim {
 
 FleetScaler::FleetScaler(const Scenario& scenario, std::span<models::ReplicaLoad> loads,
                          const std::vector<std::unique_ptr<models::Replica>>& replicas, Time warmup,
-                         Time end_of_arrivals)
+                         Time end_of_arrivals, analysis::TimeSeriesRecorder* timeline)
     : scenario_(scenario),
       loads_(loads),
       replicas_(replicas),
       warmup_(warmup),
       end_of_arrivals_(end_of_arrivals),
+      timeline_(timeline),
       state_(loads.size(), State::kServing) {
   uint32_t offset = 0;
   for (uint32_t d = 0; d < scenario.deployments.size(); ++d) {
@@ -55,6 +56,7 @@ void FleetScaler::Bill(Scaled& s, Time now, int delta) {
   const Time from = std::max(s.last_change, warmup_);
   const Time to = std::min(now, end_of_arrivals_);
   if (to > from) s.billed_seconds += s.billed * ToSeconds(to - from);
+  timeline_->AddBilled(s.last_change, now, s.billed);
   s.last_change = std::max(s.last_change, now);
   s.billed = static_cast<uint32_t>(static_cast<int>(s.billed) + delta);
 }

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analysis/point_metrics.h"
+#include "analysis/time_series.h"
 #include "models/replica.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/ring_deque.h"
@@ -30,10 +31,11 @@ namespace kvroute::sim {
 class FleetScaler {
  public:
   // `loads` and `replicas` are the cluster's, indexed by replica, and must
-  // outlive the scaler. Dollar figures use the scenario's price.
+  // outlive the scaler, as must `timeline`, which is told the replicas billed
+  // over time. Dollar figures use the scenario's price.
   FleetScaler(const Scenario& scenario, std::span<models::ReplicaLoad> loads,
               const std::vector<std::unique_ptr<models::Replica>>& replicas, Time warmup,
-              Time end_of_arrivals);
+              Time end_of_arrivals, analysis::TimeSeriesRecorder* timeline);
 
   // Turns off the replicas that do not serve at time 0 and schedules the
   // decisions (every interval_s until the end of arrivals, or the schedule's steps).
@@ -81,6 +83,7 @@ class FleetScaler {
   std::span<models::ReplicaLoad> loads_;
   const std::vector<std::unique_ptr<models::Replica>>& replicas_;
   Time warmup_, end_of_arrivals_;
+  analysis::TimeSeriesRecorder* timeline_;
   std::vector<State> state_;  // per replica
   std::vector<Scaled> scaled_;
   std::vector<analysis::FleetChange> log_;

@@ -199,6 +199,52 @@ TEST(FleetScalingTest, TimeSeriesShowsTheServingReplicas) {
   EXPECT_EQ(serving_at(220), 4);
 }
 
+// Billed replicas and their cost per 10 s bucket: from the decision (not the
+// end of provisioning) until a replica is off.
+TEST(FleetScalingTest, TimeSeriesBillsEachBucketByHand) {
+  const Scenario s = Scheduled();
+  const analysis::PointResult r = RunPoint(s, PointSpec{0, 20, s.seed});
+  auto bucket = [&](double start_s) {
+    for (const analysis::SeriesSample& b : r.series) {
+      if (b.start_s == start_s) return b;
+    }
+    ADD_FAILURE() << "no bucket at " << start_s;
+    return analysis::SeriesSample{};
+  };
+  EXPECT_NEAR(bucket(50).billed_replicas, 2, 1e-9);
+  EXPECT_NEAR(bucket(60).billed_replicas, 4, 1e-9);  // provisioning, billed
+  EXPECT_NEAR(bucket(140).billed_replicas, 2, 1e-9);
+  EXPECT_NEAR(bucket(190).billed_replicas, 4, 1e-9);
+  // One H100 per replica at the catalogue's $3.348 per GPU-hour.
+  EXPECT_NEAR(bucket(50).usd, 2 * 10 / 3600.0 * 3.348, 1e-12);
+  // Every bucket equals the billed count of the change log, integrated: the
+  // drains after 120 s included.
+  for (const analysis::SeriesSample& b : r.series) {
+    double replica_seconds = 0;
+    for (size_t i = 0; i < r.fleet_changes.size(); ++i) {
+      const double from = std::max(r.fleet_changes[i].at_s, b.start_s);
+      const double to =
+          std::min(i + 1 < r.fleet_changes.size() ? r.fleet_changes[i + 1].at_s : r.simulated_s,
+                   b.start_s + 10);
+      if (to > from) replica_seconds += r.fleet_changes[i].billed * (to - from);
+    }
+    const double spanned = std::min(10.0, r.simulated_s - b.start_s);
+    EXPECT_NEAR(b.billed_replicas, replica_seconds / spanned, 1e-6) << b.start_s;
+  }
+}
+
+// A fixed fleet bills all its replicas in every bucket, the last one counted
+// over the time it spans.
+TEST(FleetScalingTest, FixedFleetBillsEveryReplicaInEveryBucket) {
+  Scenario s = Scheduled();
+  s.deployments[0].autoscale.reset();
+  const analysis::PointResult r = RunPoint(s, PointSpec{0, 20, s.seed});
+  ASSERT_FALSE(r.series.empty());
+  for (const analysis::SeriesSample& b : r.series) {
+    EXPECT_NEAR(b.billed_replicas, 4, 1e-9) << b.start_s;
+  }
+}
+
 TEST(FleetScalingTest, BilledReplicaHoursByHand) {
   const Scenario s = Scheduled();
   const analysis::PointResult r = RunPoint(s, PointSpec{0, 20, s.seed});
