@@ -74,6 +74,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     const uint32_t kv_blocks = kv_blocks_;
     loads_.resize(replicas);
     iteration_event_.assign(replicas, UINT64_MAX);
+    failed_.assign(replicas, 0);
     seen_loads_.resize(replicas);
     for (uint32_t r = 0; r < replicas; ++r) {
       replicas_.push_back(std::make_unique<models::Replica>(
@@ -87,8 +88,8 @@ class ClusterSimulation : public models::ReplicaObserver {
     }
     for (const DeploymentSpec& d : scenario.deployments) {
       if (d.autoscale && !scaler_) {
-        scaler_ = std::make_unique<FleetScaler>(scenario, std::span(loads_), replicas_, warmup_,
-                                                end_of_arrivals_, &timeline_);
+        scaler_ = std::make_unique<FleetScaler>(scenario, std::span(loads_), failed_, replicas_,
+                                                warmup_, end_of_arrivals_, &timeline_);
       }
     }
   }
@@ -136,8 +137,11 @@ class ClusterSimulation : public models::ReplicaObserver {
           OnReplicaFailure(event.target, event.time);
           break;
         case EventKind::kReplicaRecovery:
-          if (!loads_[event.target].healthy) timeline_.OnRecovery(event.time);
-          loads_[event.target].healthy = true;  // back with an empty cache
+          if (!failed_[event.target]) break;
+          failed_[event.target] = 0;
+          timeline_.OnRecovery(event.time);
+          // Back with an empty cache, if its autoscaler still wants it.
+          loads_[event.target].healthy = !scaler_ || scaler_->Serving(event.target);
           break;
         case EventKind::kControlTick: {
           Deployment& d = deployments_[event.target];
@@ -371,7 +375,8 @@ class ClusterSimulation : public models::ReplicaObserver {
   // A failed replica loses its cache and its work; each request it held is
   // retried on another replica up to the scenario's retry limit, else failed.
   void OnReplicaFailure(uint32_t replica, Time now) {
-    if (!loads_[replica].healthy) return;
+    if (failed_[replica]) return;
+    failed_[replica] = 1;
     loads_[replica].healthy = false;
     timeline_.OnFailure(now);
     iteration_event_[replica] = UINT64_MAX;  // its iteration in flight never finishes
@@ -382,6 +387,7 @@ class ClusterSimulation : public models::ReplicaObserver {
                                    now);  // it no longer runs there
       OnLost(slot, now);
     }
+    if (scaler_) scaler_->OnIterationDone(replica, now);  // a draining one is now idle: off
   }
 
   double TotalHeldBlockSeconds(Time now) const {
@@ -430,6 +436,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   std::vector<models::ReplicaLoad> loads_;
   std::vector<std::unique_ptr<models::Replica>> replicas_;
   std::vector<uint64_t> iteration_event_;   // per replica: sequence of its pending iteration
+  std::vector<uint8_t> failed_;             // per replica: failed, not recovered yet
   std::vector<uint32_t> dropped_;           // scratch for failures
   std::vector<policies::QueueMove> moves_;  // scratch for a policy's queue moves
   ReplicaCacheOracle oracle_;

@@ -8,10 +8,12 @@
 namespace kvroute::sim {
 
 FleetScaler::FleetScaler(const Scenario& scenario, std::span<models::ReplicaLoad> loads,
+                         std::span<const uint8_t> failed,
                          const std::vector<std::unique_ptr<models::Replica>>& replicas, Time warmup,
                          Time end_of_arrivals, analysis::TimeSeriesRecorder* timeline)
     : scenario_(scenario),
       loads_(loads),
+      failed_(failed),
       replicas_(replicas),
       warmup_(warmup),
       end_of_arrivals_(end_of_arrivals),
@@ -48,7 +50,7 @@ FleetScaler::Scaled* FleetScaler::OfReplica(uint32_t replica) {
 
 void FleetScaler::Set(uint32_t replica, State state) {
   state_[replica] = state;
-  loads_[replica].healthy = state == State::kServing;
+  loads_[replica].healthy = state == State::kServing && !failed_[replica];
 }
 
 // Integrates the billed replicas over the measured window, then changes them.
@@ -125,7 +127,7 @@ double FleetScaler::Signal(Scaled& s, Time now) {
   double sum = 0;
   uint32_t serving = 0;
   for (uint32_t r = s.offset; r < s.offset + s.size; ++r) {
-    if (state_[r] != State::kServing) continue;
+    if (!loads_[r].healthy) continue;  // HPA averages over the ready pods
     ++serving;
     sum += kind == AutoscaleSpec::Signal::kKvUse ? loads_[r].kv_utilization
                                                  : static_cast<double>(loads_[r].waiting);

@@ -30,12 +30,18 @@ namespace kvroute::sim {
 
 class FleetScaler {
  public:
-  // `loads` and `replicas` are the cluster's, indexed by replica, and must
-  // outlive the scaler, as must `timeline`, which is told the replicas billed
-  // over time. Dollar figures use the scenario's price.
+  // `loads`, `failed` (non-zero: the replica failed and has not recovered)
+  // and `replicas` are the cluster's, indexed by replica, and must outlive
+  // the scaler, as must `timeline`, which is told the replicas billed over
+  // time. A replica takes requests (healthy) when it serves and has not
+  // failed. Dollar figures use the scenario's price.
   FleetScaler(const Scenario& scenario, std::span<models::ReplicaLoad> loads,
+              std::span<const uint8_t> failed,
               const std::vector<std::unique_ptr<models::Replica>>& replicas, Time warmup,
               Time end_of_arrivals, analysis::TimeSeriesRecorder* timeline);
+
+  // The replica is on and not leaving (it takes requests unless it failed).
+  bool Serving(uint32_t replica) const { return state_[replica] == State::kServing; }
 
   // Turns off the replicas that do not serve at time 0 and schedules the
   // decisions (every interval_s until the end of arrivals, or the schedule's steps).
@@ -46,7 +52,8 @@ class FleetScaler {
   // A request's first token on `replica` at `now`, `ttft` after its arrival
   // (kept only for deployments that scale on TTFT).
   void OnFirstToken(uint32_t replica, Time ttft, Time now);
-  // After the replica finished an iteration: a draining replica left idle turns off.
+  // After the replica finished an iteration, or failed: a draining replica
+  // left idle turns off.
   void OnIterationDone(uint32_t replica, Time now);
   // Adds the scaling statistics (per autoscaled deployment: mean billed
   // replicas, GPU-hours and dollars over the measured window, scale-ups,
@@ -81,6 +88,7 @@ class FleetScaler {
 
   const Scenario& scenario_;
   std::span<models::ReplicaLoad> loads_;
+  std::span<const uint8_t> failed_;
   const std::vector<std::unique_ptr<models::Replica>>& replicas_;
   Time warmup_, end_of_arrivals_;
   analysis::TimeSeriesRecorder* timeline_;

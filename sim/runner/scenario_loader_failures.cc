@@ -35,13 +35,6 @@ void ParseFailures(YamlMap& top, Scenario* s) {
   for (size_t i = 0; schedule.IsDefined() && i < schedule.size(); ++i) {
     const std::string path = f.Child("schedule") + "[" + std::to_string(i) + "]";
     YamlMap e(f.shared_source(), schedule[i], path, &FailureEventKeys());
-    for (const DeploymentSpec& d : s->deployments) {
-      if (d.autoscale) {
-        e.FailAt(schedule[i], path,
-                 "deployment '" + d.name +
-                     "' autoscales: failures and autoscaling do not yet run together");
-      }
-    }
     FailureEvent event;
     e.Required("replica");
     event.replica = static_cast<uint32_t>(e.Integer("replica", 0, 0, s->replica_count() - 1));

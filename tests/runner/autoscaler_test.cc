@@ -245,6 +245,31 @@ TEST(FleetScalingTest, FixedFleetBillsEveryReplicaInEveryBucket) {
   }
 }
 
+// Failures in an autoscaled deployment: replica 0 fails while serving and
+// takes nothing until it recovers; replica 3 fails while turned off and its
+// recovery does not bring it back before the autoscaler does (at 210 s);
+// every request is still counted.
+TEST(FleetScalingTest, FailuresAndAutoscalingRunTogether) {
+  Scenario s = Scheduled();
+  s.failures = {{.replica = 0, .at_s = 70, .recover_after_s = 30},
+                {.replica = 3, .at_s = 130, .recover_after_s = 20}};
+  Records records;
+  const analysis::PointResult r = RunPoint(s, PointSpec{0, 20, s.seed}, &records);
+  EXPECT_EQ(r.replica_failures, 2u);
+  size_t on_three = 0;
+  for (const analysis::RequestRecord& q : records.all) {
+    if (q.replica == 0) {
+      EXPECT_FALSE(q.arrival > FromSeconds(70.01) && q.arrival < FromSeconds(100)) << q.arrival;
+    }
+    if (q.replica == 3) {
+      EXPECT_FALSE(q.arrival > FromSeconds(120.1) && q.arrival < FromSeconds(210)) << q.arrival;
+      on_three += q.arrival >= FromSeconds(210);
+    }
+  }
+  EXPECT_GT(on_three, 0u);  // it serves again once provisioned
+  EXPECT_EQ(r.offered, r.completed + r.failed + r.rejected + r.unfinished);
+}
+
 TEST(FleetScalingTest, BilledReplicaHoursByHand) {
   const Scenario s = Scheduled();
   const analysis::PointResult r = RunPoint(s, PointSpec{0, 20, s.seed});
