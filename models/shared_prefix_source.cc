@@ -22,6 +22,19 @@ SharedPrefixSource::SharedPrefixSource(const WorkloadConfig& config, uint64_t se
       hasher_(block_size_) {
   const uint32_t prompts = config_.groups * config_.prompts_per_group;
   for (uint32_t p = 0; p < prompts; ++p) order_.push_back(p);
+  // Fixed lengths draw nothing, so a fixed workload's streams are unchanged.
+  sim::RandomStream lengths(seed, "workload.shared_prefix.lengths");
+  for (uint32_t g = 0; g < config_.groups; ++g) {
+    system_tokens_.push_back(config_.system_tokens.Draw(lengths));
+  }
+  for (uint32_t g = 0; g < config_.groups; ++g) {
+    for (uint32_t i = 0; i < config_.prompts_per_group; ++i) {
+      question_tokens_.push_back(config_.question_tokens.Draw(lengths));
+    }
+    for (uint32_t i = 0; i < config_.prompts_per_group; ++i) {
+      output_tokens_.push_back(config_.output_tokens.Draw(lengths));
+    }
+  }
   // Fisher–Yates, as random.shuffle does once when the generator starts.
   sim::RandomStream shuffle(seed, "workload.shared_prefix.shuffle");
   for (uint32_t i = prompts; i > 1; --i) {
@@ -37,18 +50,20 @@ bool SharedPrefixSource::Next(Request* out) {
   const uint32_t prompt = order_[id % order_.size()];
   const uint32_t group = prompt / config_.prompts_per_group;
   segments_.clear();
-  if (config_.system_tokens > 0) {
-    segments_.push_back({sim::Combine(kSystemSalt, group), config_.system_tokens});
+  if (system_tokens_[group] > 0) {
+    segments_.push_back({sim::Combine(kSystemSalt, group), system_tokens_[group]});
   }
-  segments_.push_back({sim::Combine(kQuestionSalt, prompt), config_.question_tokens});
+  if (question_tokens_[prompt] > 0) {
+    segments_.push_back({sim::Combine(kQuestionSalt, prompt), question_tokens_[prompt]});
+  }
   out->id = id;
   out->arrival = arrival;
   out->key = group;
   out->tenant = group;
   out->session = id;
   out->prompt_tokens = TotalTokens(segments_);
-  out->output_tokens = config_.output_tokens;
-  hasher_.Hash(segments_, {sim::Combine(kOutputSalt, id), config_.output_tokens},
+  out->output_tokens = output_tokens_[prompt];
+  hasher_.Hash(segments_, {sim::Combine(kOutputSalt, id), output_tokens_[prompt]},
                &out->block_hashes, &out->output_block_hashes);
   return true;
 }

@@ -1,6 +1,9 @@
 // inference-perf's shared-prefix workload (SharedPrefixConfig in workload.h):
 // a fixed set of prompts, each a group's system prompt and its own question,
 // sent over and over in one shuffled order, with Poisson arrivals at the load.
+// As inference-perf's SharedPrefixDataGenerator does, the lengths are drawn
+// once, when the generator starts: a system prompt length per group, then
+// per group its prompts' question lengths and output lengths.
 #ifndef KVROUTE_MODELS_SHARED_PREFIX_SOURCE_H_
 #define KVROUTE_MODELS_SHARED_PREFIX_SOURCE_H_
 
@@ -29,8 +32,11 @@ class SharedPrefixSource : public RequestSource {
   uint32_t block_size_;
   double qps_;
   sim::Time end_;
-  std::vector<uint32_t> order_;  // prompt indices in the order they are sent
-  std::vector<double> shares_;   // per group
+  std::vector<uint32_t> order_;            // prompt indices in the order they are sent
+  std::vector<uint32_t> system_tokens_;    // per group
+  std::vector<uint32_t> question_tokens_;  // per prompt
+  std::vector<uint32_t> output_tokens_;    // per prompt
+  std::vector<double> shares_;             // per group
   sim::RandomStream arrival_rng_;
   double time_s_ = 0;
   uint64_t next_id_ = 0;

@@ -25,6 +25,7 @@
 
 #include "models/alias_table.h"
 #include "models/arrival_process.h"
+#include "models/inference_perf_length.h"
 #include "models/key_rates.h"
 #include "models/length_distribution.h"
 #include "models/prompt_blocks.h"
@@ -105,9 +106,10 @@ struct LoadStage {
 struct SharedPrefixConfig {
   uint32_t groups = 0;
   uint32_t prompts_per_group = 10;
-  uint32_t system_tokens = 100;
-  uint32_t question_tokens = 447;
-  uint32_t output_tokens = 248;
+  // Drawn once per group (system) and once per prompt (question, output).
+  InferencePerfLength system_tokens = InferencePerfLength::Fixed(100);
+  InferencePerfLength question_tokens = InferencePerfLength::Fixed(447);
+  InferencePerfLength output_tokens = InferencePerfLength::Fixed(248);
 };
 
 struct WorkloadConfig {

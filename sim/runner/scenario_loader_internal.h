@@ -97,6 +97,8 @@ const YamlKeyTable& LoadStepKeys();
 const YamlKeyTable& DriftKeys();
 const YamlKeyTable& TraceKeys();
 const YamlKeyTable& SharedPrefixKeys();
+const YamlKeyTable& InferencePerfDistributionKeys();
+const ChoiceTable<models::InferencePerfLength::Type>& InferencePerfDistributionTypes();
 const YamlKeyTable& PolicyEntryKeys();
 const YamlKeyTable& SweepKeys();
 const YamlKeyTable& SloKeys();

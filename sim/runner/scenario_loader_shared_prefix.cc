@@ -1,9 +1,14 @@
 // workload.shared_prefix: inference-perf's shared-prefix workload
 // (models/shared_prefix_source.h), written inline or read from the `data`
 // section of an inference-perf config file (kubernetes-sigs/inference-perf,
-// inference_perf/config.py SharedPrefix: num_groups alias
+// inference_perf/config/datagen/config.py SharedPrefix: num_groups alias
 // num_unique_system_prompts, num_prompts_per_group alias
-// num_users_per_system_prompt, system_prompt_len, question_len, output_len).
+// num_users_per_system_prompt, system_prompt_len, question_len and output_len,
+// each a count or a Distribution of inference_perf/config/common.py, and the
+// older question_distribution / output_distribution).
+#include <cmath>
+#include <tuple>
+
 #include "sim/core/input_file.h"
 #include "sim/core/yaml_document.h"
 #include "sim/runner/scenario_loader_internal.h"
@@ -12,6 +17,7 @@ namespace kvroute::sim::scenario {
 namespace {
 
 constexpr double kMaxTokens = 1e7;
+using Length = models::InferencePerfLength;
 
 // inference-perf's own defaults (config.py), for keys its file leaves out.
 const YamlKeyTable& InferencePerfKeys() {
@@ -21,13 +27,113 @@ const YamlKeyTable& InferencePerfKeys() {
        IntegerKey("num_unique_system_prompts", 10, 1, 1e6, "alias of num_groups"),
        IntegerKey("num_prompts_per_group", 10, 1, 1e6, "questions per system prompt"),
        IntegerKey("num_users_per_system_prompt", 10, 1, 1e6, "alias of num_prompts_per_group"),
-       IntegerKey("system_prompt_len", 100, 0, kMaxTokens, "system prompt tokens"),
-       IntegerKey("question_len", 50, 1, kMaxTokens, "question tokens"),
-       IntegerKey("output_len", 50, 1, kMaxTokens, "output tokens"),
-       NestedKey("question_distribution", YamlType::kMap, "null", "must be null (unsupported)"),
-       NestedKey("output_distribution", YamlType::kMap, "null", "must be null (unsupported)"),
+       NestedKey("system_prompt_len", YamlType::kLength, "100",
+                 "system prompt tokens: a count or a distribution, drawn per group"),
+       NestedKey("question_len", YamlType::kLength, "50",
+                 "question tokens: a count or a distribution, drawn per prompt"),
+       NestedKey("output_len", YamlType::kLength, "50",
+                 "output tokens: a count or a distribution, drawn per prompt"),
+       NestedKey("question_distribution", YamlType::kMap, "null",
+                 "the question lengths' distribution when question_len is a count"),
+       NestedKey("output_distribution", YamlType::kMap, "null",
+                 "the output lengths' distribution when output_len is a count"),
+       IntegerKey("seed", 0, 0, 1e18, "read and not used: kvroute draws from the scenario's seed"),
        BoolKey("enable_multi_turn_chat", false, "must be false (unsupported)")}};
   return table;
+}
+
+}  // namespace
+
+const ChoiceTable<models::InferencePerfLength::Type>& InferencePerfDistributionTypes() {
+  using Length = models::InferencePerfLength;
+  static const ChoiceTable<Length::Type> table("distribution type",
+                                               {{"normal", Length::Type::kNormal},
+                                                {"skew_normal", Length::Type::kSkewNormal},
+                                                {"lognormal", Length::Type::kLognormal},
+                                                {"uniform", Length::Type::kUniform},
+                                                {"poisson", Length::Type::kPoisson},
+                                                {"fixed", Length::Type::kFixed}});
+  return table;
+}
+
+// inference-perf's Distribution, with its defaults (config/common.py).
+const YamlKeyTable& InferencePerfDistributionKeys() {
+  static const YamlKeyTable table{
+      "(an inference-perf length distribution)",
+      {ChoiceKey("type", InferencePerfDistributionTypes().names(), "normal",
+                 "the family, as inference-perf samples it"),
+       IntegerKey("min", 10, 0, kMaxTokens, "draws below are clipped to it"),
+       IntegerKey("max", 1024, 0, kMaxTokens, "draws above are clipped to it"),
+       NumberKey("mean", 512, -kMaxTokens, kMaxTokens,
+                 "mean (skew_normal: location; poisson: lambda; fixed: the count)"),
+       NumberKey("std_dev", 200, 0, kMaxTokens,
+                 "standard deviation (skew_normal: scale); exclusive with variance"),
+       NumberKey("variance", 0, 0, kMaxTokens * kMaxTokens,
+                 "std_dev squared; inference-perf requires std_dev: 0 beside it"),
+       NumberKey("skew", 0, -1e3, 1e3, "skew_normal's shape (alpha)"),
+       IntegerKey("total_count", 0, 0, 1e12, "read and not used, as by the shared-prefix data")}};
+  return table;
+}
+
+namespace {
+
+// A count, or a Distribution map; `least` is the smallest length allowed.
+Length ParseLengthOf(const YamlMap& parent, const YAML::Node& node, const std::string& path,
+                     double least) {
+  if (node.IsScalar()) {
+    double count = 0;
+    if (!YAML::convert<double>::decode(node, count) || count != std::floor(count) ||
+        count < least || count > kMaxTokens) {
+      parent.FailAt(node, path,
+                    "expected a whole number of tokens in [" + FormatYamlNumber(least) + ", " +
+                        FormatYamlNumber(kMaxTokens) +
+                        "] or a distribution map {type, min, "
+                        "max, mean, std_dev, ...}");
+    }
+    return Length::Fixed(count);
+  }
+  YamlMap m(parent.shared_source(), node, path, &InferencePerfDistributionKeys());
+  Length d;
+  d.type = m.Choice("type", InferencePerfDistributionTypes());
+  d.min = static_cast<double>(m.Integer("min"));
+  d.max = static_cast<double>(m.Integer("max"));
+  d.mean = m.Number("mean");
+  d.std_dev = m.Number("std_dev");
+  d.skew = m.Number("skew");
+  m.Integer("total_count");
+  if (YAML::Node v = m.Take("variance"); v.IsDefined()) {
+    // config/common.py validate_distribution: std_dev defaults to 200, so a
+    // variance needs an explicit std_dev: 0.
+    if (d.std_dev > 0) m.Fail("variance", "give either std_dev or variance, not both");
+    d.std_dev = std::sqrt(m.Number("variance", 0, 0, kMaxTokens * kMaxTokens));
+  }
+  if (d.min > d.max) m.Fail("min", "cannot be greater than max");
+  if (d.type == Length::Type::kLognormal && d.mean <= 0) {
+    m.Fail("mean", "a lognormal distribution needs mean > 0");
+  }
+  const double lowest = d.fixed() ? std::trunc(d.mean) : d.min;
+  if (lowest < least) {
+    m.Fail(d.fixed() ? "mean" : "min",
+           "a length here must be at least " + FormatYamlNumber(least) + " tokens");
+  }
+  if (d.fixed() && d.mean > kMaxTokens) m.Fail("mean", "more than " + FormatYamlNumber(kMaxTokens));
+  m.Finish();
+  return d;
+}
+
+// `key` as a count or distribution; with `legacy`, inference-perf's older
+// `<x>_distribution` key, used when `key` is a count.
+Length ParseLengthKey(YamlMap& m, const std::string& key, const char* legacy, double least,
+                      double fallback) {
+  YAML::Node value = m.Take(key);
+  YAML::Node old = legacy != nullptr ? m.Take(legacy) : YAML::Node();
+  const bool has_old = old.IsDefined() && !old.IsNull();
+  if (has_old && value.IsDefined() && value.IsMap()) {
+    m.FailAt(old, m.Child(legacy), "give the distribution in " + key + " or here, not both");
+  }
+  if (has_old) return ParseLengthOf(m, old, m.Child(legacy), least);
+  if (!value.IsDefined()) return Length::Fixed(fallback);
+  return ParseLengthOf(m, value, m.Child(key), least);
 }
 
 // One of a key and its alias, not both.
@@ -54,14 +160,11 @@ void ReadInferencePerf(const std::string& path, models::SharedPrefixConfig* c) {
   c->groups = static_cast<uint32_t>(Either(m, "num_groups", "num_unique_system_prompts"));
   c->prompts_per_group =
       static_cast<uint32_t>(Either(m, "num_prompts_per_group", "num_users_per_system_prompt"));
-  c->system_tokens = static_cast<uint32_t>(m.Integer("system_prompt_len"));
-  c->question_tokens = static_cast<uint32_t>(m.Integer("question_len"));
-  c->output_tokens = static_cast<uint32_t>(m.Integer("output_len"));
-  for (const char* key : {"question_distribution", "output_distribution"}) {
-    if (YAML::Node n = m.Take(key); n.IsDefined() && !n.IsNull()) {
-      m.FailAt(n, m.Child(key), "length distributions are not supported; give fixed lengths");
-    }
-  }
+  // inference-perf's defaults: 100, 50 and 50 tokens.
+  c->system_tokens = ParseLengthKey(m, "system_prompt_len", nullptr, 0, 100);
+  c->question_tokens = ParseLengthKey(m, "question_len", "question_distribution", 1, 50);
+  c->output_tokens = ParseLengthKey(m, "output_len", "output_distribution", 1, 50);
+  m.Integer("seed");
   if (m.Bool("enable_multi_turn_chat")) {
     m.Fail("enable_multi_turn_chat",
            "not supported; use workload.sessions for multi-turn chat (docs/WORKLOADS.md)");
@@ -82,11 +185,15 @@ const YamlKeyTable& SharedPrefixKeys() {
            .When("no file"),
        IntegerKey("prompts_per_group", d.prompts_per_group, 1, 1e6, "questions per group")
            .When("no file"),
-       IntegerKey("system_tokens", d.system_tokens, 0, kMaxTokens, "each group's system prompt")
+       NestedKey("system_tokens", YamlType::kLength, "100",
+                 "each group's system prompt: a count or an inference-perf distribution")
            .When("no file"),
-       IntegerKey("question_tokens", d.question_tokens, 1, kMaxTokens, "each question")
+       NestedKey("question_tokens", YamlType::kLength, "447",
+                 "each question: a count or an inference-perf distribution")
            .When("no file"),
-       IntegerKey("output_tokens", d.output_tokens, 1, kMaxTokens, "each output").When("no file")}};
+       NestedKey("output_tokens", YamlType::kLength, "248",
+                 "each output: a count or an inference-perf distribution")
+           .When("no file")}};
   return table;
 }
 
@@ -107,9 +214,12 @@ void ParseSharedPrefix(YamlMap& w, const LoadContext& ctx, models::WorkloadConfi
   } else {
     p.groups = static_cast<uint32_t>(m.Integer("groups"));
     p.prompts_per_group = static_cast<uint32_t>(m.Integer("prompts_per_group"));
-    p.system_tokens = static_cast<uint32_t>(m.Integer("system_tokens"));
-    p.question_tokens = static_cast<uint32_t>(m.Integer("question_tokens"));
-    p.output_tokens = static_cast<uint32_t>(m.Integer("output_tokens"));
+    for (auto [key, length, least] : {std::tuple{"system_tokens", &p.system_tokens, 0.0},
+                                      std::tuple{"question_tokens", &p.question_tokens, 1.0},
+                                      std::tuple{"output_tokens", &p.output_tokens, 1.0}}) {
+      if (YAML::Node n = m.Take(key); n.IsDefined())
+        *length = ParseLengthOf(m, n, m.Child(key), least);
+    }
   }
   m.Finish();
 }

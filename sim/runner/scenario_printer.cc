@@ -245,6 +245,18 @@ YAML::Node ClosedLoop(const models::ClosedLoopConfig& loop) {
   return Flow(n);
 }
 
+YAML::Node InferencePerfLength(const models::InferencePerfLength& d) {
+  if (d.fixed()) return Num(std::trunc(d.mean));
+  YAML::Node n;
+  n["type"] = scenario::InferencePerfDistributionTypes().NameOf(d.type);
+  n["min"] = Num(d.min);
+  n["max"] = Num(d.max);
+  n["mean"] = Num(d.mean);
+  n["std_dev"] = Num(d.std_dev);
+  if (d.skew != 0) n["skew"] = Num(d.skew);
+  return Flow(n);
+}
+
 YAML::Node Workload(const models::WorkloadConfig& c) {
   YAML::Node w;
   if (c.trace.format != models::TraceConfig::Format::kNone) {
@@ -255,9 +267,9 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
     YAML::Node p;
     p["groups"] = Num(c.shared_prefix.groups);
     p["prompts_per_group"] = Num(c.shared_prefix.prompts_per_group);
-    p["system_tokens"] = Num(c.shared_prefix.system_tokens);
-    p["question_tokens"] = Num(c.shared_prefix.question_tokens);
-    p["output_tokens"] = Num(c.shared_prefix.output_tokens);
+    p["system_tokens"] = InferencePerfLength(c.shared_prefix.system_tokens);
+    p["question_tokens"] = InferencePerfLength(c.shared_prefix.question_tokens);
+    p["output_tokens"] = InferencePerfLength(c.shared_prefix.output_tokens);
     w["shared_prefix"] = Flow(p);
     w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
     return w;

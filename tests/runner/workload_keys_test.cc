@@ -62,9 +62,10 @@ TEST_F(WorkloadKeysTest, SharedPrefixInline) {
   const models::SharedPrefixConfig& p = s.workload.shared_prefix;
   EXPECT_EQ(p.groups, 4u);
   EXPECT_EQ(p.prompts_per_group, 3u);
-  EXPECT_EQ(p.system_tokens, 64u);
-  EXPECT_EQ(p.question_tokens, 20u);
-  EXPECT_EQ(p.output_tokens, 5u);
+  EXPECT_TRUE(p.system_tokens.fixed() && p.question_tokens.fixed() && p.output_tokens.fixed());
+  EXPECT_EQ(p.system_tokens.mean, 64);
+  EXPECT_EQ(p.question_tokens.mean, 20);
+  EXPECT_EQ(p.output_tokens.mean, 5);
   const analysis::PointResult r = RunPoint(s, PointSpec{0, 4, 1});
   EXPECT_GT(r.completed, 60u);
   EXPECT_GT(r.token_hit_rate, 0.5);  // 64 + 20 tokens, 4 system prompts, 12 prompts in all
@@ -91,9 +92,9 @@ data:
   const models::SharedPrefixConfig& p = s.workload.shared_prefix;
   EXPECT_EQ(p.groups, 150u);
   EXPECT_EQ(p.prompts_per_group, 5u);
-  EXPECT_EQ(p.system_tokens, 6000u);
-  EXPECT_EQ(p.question_tokens, 1200u);
-  EXPECT_EQ(p.output_tokens, 1000u);
+  EXPECT_EQ(p.system_tokens.mean, 6000);
+  EXPECT_EQ(p.question_tokens.mean, 1200);
+  EXPECT_EQ(p.output_tokens.mean, 1000);
   // Printed inline, it loads back the same.
   const std::string printed = ResolvedScenarioYaml(s);
   EXPECT_EQ(ResolvedScenarioYaml(LoadScenarioText(printed, "printed", {}, "/")), printed);
@@ -108,14 +109,65 @@ data:
       << e;
   Write("ip.yaml",
         "data:\n  type: shared_prefix\n  shared_prefix: {num_groups: 2, "
-        "question_distribution: {min: 1}}\n");
+        "question_len: {type: lognormal, mean: 100}, question_distribution: {min: 1}}\n");
   e = ErrorOf("  shared_prefix: {file: ip.yaml}\n");
-  EXPECT_NE(e.find("length distributions are not supported"), std::string::npos) << e;
+  EXPECT_NE(e.find("data.shared_prefix.question_distribution': give the distribution in "
+                   "question_len or here, not both"),
+            std::string::npos)
+      << e;
   Write("ip.yaml", "data:\n  type: random\n");
   e = ErrorOf("  shared_prefix: {file: ip.yaml}\n");
   EXPECT_NE(e.find("ip.yaml:2: key 'data.type': expected shared_prefix"), std::string::npos) << e;
   e = ErrorOf("  shared_prefix: {groups: 2}\n  keys: 10\n");
   EXPECT_NE(e.find("key 'workload.keys': shared_prefix replaces"), std::string::npos) << e;
+}
+
+// inference-perf's length distributions (config/common.py Distribution), in
+// its file and inline, with its defaults and its validation.
+TEST_F(WorkloadKeysTest, SharedPrefixLengthDistributions) {
+  Write("ip.yaml", R"(data:
+  type: shared_prefix
+  shared_prefix:
+    seed: 42
+    num_groups: 3
+    system_prompt_len: 100
+    question_len: {type: skew_normal, mean: 200, std_dev: 80, skew: 2.5, min: 10, max: 2000}
+    output_len: 64
+    output_distribution: {type: poisson, mean: 40}
+)");
+  const Scenario s = Load("  shared_prefix: {file: ip.yaml}\n");
+  const models::SharedPrefixConfig& p = s.workload.shared_prefix;
+  using Type = models::InferencePerfLength::Type;
+  EXPECT_TRUE(p.system_tokens.fixed());
+  EXPECT_EQ(p.question_tokens.type, Type::kSkewNormal);
+  EXPECT_EQ(p.question_tokens.skew, 2.5);
+  EXPECT_EQ(p.question_tokens.max, 2000);
+  // The older key wins over a count, with inference-perf's defaults filled in.
+  EXPECT_EQ(p.output_tokens.type, Type::kPoisson);
+  EXPECT_EQ(p.output_tokens.min, 10);
+  EXPECT_EQ(p.output_tokens.max, 1024);
+  const std::string printed = ResolvedScenarioYaml(s);
+  EXPECT_EQ(ResolvedScenarioYaml(LoadScenarioText(printed, "printed", {}, "/")), printed);
+  const analysis::PointResult r = RunPoint(s, PointSpec{0, 4, 1});
+  EXPECT_GT(r.completed, 10u);
+
+  const Scenario inline_form = Load(
+      "  shared_prefix: {groups: 2, question_tokens: {type: uniform, min: 5, max: 9}, "
+      "output_tokens: {type: normal, mean: 30, std_dev: 5, min: 20, max: 40}}\n");
+  EXPECT_EQ(inline_form.workload.shared_prefix.question_tokens.type, Type::kUniform);
+
+  auto error = [&](const std::string& length) {
+    return ErrorOf("  shared_prefix: {groups: 2, question_tokens: " + length + "}\n");
+  };
+  EXPECT_NE(error("{type: normal, variance: 100}").find("either std_dev or variance"),
+            std::string::npos);
+  EXPECT_NE(error("{type: lognormal, mean: 0}").find("needs mean > 0"), std::string::npos);
+  EXPECT_NE(error("{min: 50, max: 40}").find("cannot be greater than max"), std::string::npos);
+  EXPECT_NE(error("{type: normal, min: 0}").find("at least 1 tokens"), std::string::npos);
+  EXPECT_NE(error("{type: gauss}").find("type"), std::string::npos);
+  EXPECT_NE(error("{type: normal, sd: 3}").find("sd"), std::string::npos);
+  EXPECT_NE(error("12.5").find("whole number"), std::string::npos);
+  EXPECT_EQ(error("{type: normal, std_dev: 0, variance: 100}"), "(no error)");
 }
 
 TEST_F(WorkloadKeysTest, EmpiricalLengthsFromAFileColumn) {

@@ -171,11 +171,12 @@ void ReadStagedRuns(const std::string& path, std::vector<MeasuredExperiment>* ou
       const YAML::Node p = w["prompts"];
       e.prompts.groups = p["num_groups"].as<uint32_t>();
       e.prompts.prompts_per_group = p["prompts_per_group"].as<uint32_t>();
-      e.prompts.system_tokens = static_cast<uint32_t>(
-          std::lround(p["system_prompt_len_tokens"].as<double>() * kRetokenisation));
-      e.prompts.question_tokens = static_cast<uint32_t>(
-          std::lround(p["question_len_tokens"].as<double>() * kRetokenisation));
-      e.prompts.output_tokens = w["output_len_tokens"].as<uint32_t>();
+      e.prompts.system_tokens = models::InferencePerfLength::Fixed(static_cast<double>(
+          std::lround(p["system_prompt_len_tokens"].as<double>() * kRetokenisation)));
+      e.prompts.question_tokens = models::InferencePerfLength::Fixed(static_cast<double>(
+          std::lround(p["question_len_tokens"].as<double>() * kRetokenisation)));
+      e.prompts.output_tokens =
+          models::InferencePerfLength::Fixed(w["output_len_tokens"].as<double>());
       e.label = e.profile.name + " " + w["preset"].as<std::string>();
       e.output_len_derived.assign(e.stages.size() + 1, 0);
       for (const YAML::Node& m : x["measured"]) {
