@@ -109,7 +109,8 @@ PolicyInfo DynamoKvPolicyInfo() {
        {"router_ttl_s", 120, "lifetime of a routed block in the router's index, s", false, 1e-3}},
       [](const Params& params, const PolicyContext& ctx) {
         return std::make_unique<DynamoKvPolicy>(params, ctx);
-      }};
+      },
+      "with cache_state: events (its KV event indexer)"};
 }
 
 }  // namespace kvroute::policies

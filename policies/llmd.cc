@@ -118,7 +118,8 @@ PolicyInfo LlmdPolicyInfo() {
             {"approximate", "precise"}}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<LlmdPolicy>(params, ctx);
-          }};
+          },
+          "with prefix_cache: precise (the kv-cache-manager's KV event index)"};
 }
 
 }  // namespace kvroute::policies

@@ -146,7 +146,8 @@ PolicyInfo SglangCacheAwarePolicyInfo() {
         {"router", "exact"}}},
       [](const Params& params, const PolicyContext& ctx) {
         return std::make_unique<SglangCacheAwarePolicy>(params, ctx);
-      }};
+      },
+      "with cache_state: exact"};
 }
 
 }  // namespace kvroute::policies
