@@ -87,8 +87,9 @@ const auto kScalars = Concat(
             "of those, believed cached prefix longer than the replica's real one"),
         Scalar<&P::kv_view_underestimated>("kv_view_underestimated", "lookups", R::kAnyCount,
                                            "of those, believed prefix shorter than the real one"),
-        Scalar<&P::kv_view_error_blocks>("kv_view_error_blocks", "blocks", R::kAnyCount,
-                                         "sum over those of |believed - real| prefix blocks"),
+        Scalar<&P::kv_view_error_blocks>(
+            "kv_view_error_blocks", "blocks", R::kAnyCount,
+            "sum over those of the gap between believed and real prefix, in blocks"),
         Scalar<&P::mean_in_system>("mean_in_system", "requests", R::kNonNegative,
                                    "time-average requests in flight, warm-up to end of arrivals"),
         Scalar<&P::mean_held_kv_blocks>(
