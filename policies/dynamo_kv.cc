@@ -7,9 +7,10 @@
 //   logit_w = overlap_score_weight · prefill_tokens_w / block + decode_blocks_w
 // then DynamoSelect (least logit at temperature 0, else softmax). Overlap comes
 // from the engines' KV events by default (`cache_state: events`: the exact
-// caches, or as cluster.kv_events delays and loses the events); with `router` the router indexes its own decisions with a TTL
-// (--no-kv-events, router_ttl_secs). The tree-size tie-break of the original
-// is replaced by the uniform one that follows it.
+// caches, or as cluster.kv_events delays and loses the events); with
+// `router` the router indexes its own decisions with a TTL (--no-kv-events,
+// router_ttl_secs). The tree-size tie-break of the original is replaced by
+// the uniform one that follows it.
 #include <algorithm>
 #include <limits>
 #include <optional>

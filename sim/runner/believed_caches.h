@@ -33,6 +33,7 @@ class BelievedCaches {
   // own MatchPrefix counts. O(matched depth x out.size()).
   void Depths(uint32_t first, std::span<const uint64_t> chain, std::span<uint32_t> out) const;
 
+  uint32_t replicas() const { return replicas_; }
   uint32_t entries() const { return index_.size(); }  // blocks someone is believed to hold
 
  private:

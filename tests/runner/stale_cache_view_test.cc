@@ -167,5 +167,30 @@ TEST(StaleCacheViewLossTest, LosingEveryEventShowsNothing) {
   EXPECT_EQ(view.lost(), 1u);
 }
 
+// The believed contents: a prefix counts while every block of it is held,
+// for replicas beyond the first 64 too; forgetting one replica keeps others.
+TEST(BelievedCachesTest, DepthsStopAtTheFirstBlockNotHeld) {
+  BelievedCaches caches(70);
+  const std::vector<uint64_t> chain{1, 2, 3, 4};
+  for (uint64_t b : {1, 2, 4}) caches.Add(66, b);  // a hole at 3
+  for (uint64_t b : {1, 2, 3, 4}) caches.Add(2, b);
+  std::vector<uint32_t> out(70);
+  caches.Depths(0, chain, out);
+  EXPECT_EQ(out[66], 2u);
+  EXPECT_EQ(out[2], 4u);
+  EXPECT_EQ(out[65], 0u);
+  std::vector<uint32_t> some(3);
+  caches.Depths(65, chain, some);  // replicas 65, 66, 67
+  EXPECT_EQ(some, (std::vector<uint32_t>{0, 2, 0}));
+  caches.DropAll(2);
+  caches.Depths(0, chain, out);
+  EXPECT_EQ(out[2], 0u);
+  EXPECT_EQ(out[66], 2u);
+  EXPECT_EQ(caches.entries(), 3u);  // block 3 was held by replica 2 only
+  caches.Drop(66, 1);
+  EXPECT_FALSE(caches.Holds(66, 1));
+  EXPECT_TRUE(caches.Holds(66, 2));
+}
+
 }  // namespace
 }  // namespace kvroute::sim
