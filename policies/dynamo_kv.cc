@@ -111,7 +111,7 @@ PolicyInfo DynamoKvPolicyInfo() {
       [](const Params& params, const PolicyContext& ctx) {
         return std::make_unique<DynamoKvPolicy>(params, ctx);
       },
-      "with cache_state: events (its KV event indexer)"};
+      "with cache_state: events"};
 }
 
 }  // namespace kvroute::policies

@@ -120,7 +120,7 @@ PolicyInfo LlmdPolicyInfo() {
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<LlmdPolicy>(params, ctx);
           },
-          "with prefix_cache: precise (the kv-cache-manager's KV event index)"};
+          "with prefix_cache: precise"};
 }
 
 }  // namespace kvroute::policies

@@ -28,10 +28,10 @@ int Policies(const po::variables_map& vm, const CommandIo& io) {
     const std::string events =
         info.kv_event_view.empty()
             ? ""
-            : "sees replica caches through cluster.kv_events " + info.kv_event_view;
+            : "reads the replicas' caches through cluster.kv_events " + info.kv_event_view;
     if (!markdown) {
       io.out << info.name << " — " << info.description << "\n";
-      if (!events.empty()) io.out << "    (" << events << ")\n";
+      if (!events.empty()) io.out << "    " << events << "\n";
       for (const policies::ParamSpec& p : info.params) {
         io.out << "    " << p.name << " = " << DefaultText(p);
         if (!p.choices.empty()) io.out << " (one of " << JoinNames(p.choices) << ")";
