@@ -78,6 +78,18 @@ const auto kScalars = Concat(
                                 "preemptions by recompute, whole run, all replicas"),
         Scalar<&P::replica_failures>("replica_failures", "failures", R::kAnyCount,
                                      "replica failures in the run"),
+        Scalar<&P::kv_view_lookups>(
+            "kv_view_lookups", "lookups", R::kAnyCount,
+            "(routing question, replica) pairs answered from cluster.kv_events' delayed view, "
+            "whole run; 0 without kv_events or a router that reads it"),
+        Scalar<&P::kv_view_overestimated>(
+            "kv_view_overestimated", "lookups", R::kAnyCount,
+            "of those, believed cached prefix longer than the replica's real one"),
+        Scalar<&P::kv_view_underestimated>("kv_view_underestimated", "lookups", R::kAnyCount,
+                                           "of those, believed prefix shorter than the real one"),
+        Scalar<&P::kv_view_error_blocks>(
+            "kv_view_error_blocks", "blocks", R::kAnyCount,
+            "sum over those of the gap between believed and real prefix, in blocks"),
         Scalar<&P::mean_in_system>("mean_in_system", "requests", R::kNonNegative,
                                    "time-average requests in flight, warm-up to end of arrivals"),
         Scalar<&P::mean_held_kv_blocks>(

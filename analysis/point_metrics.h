@@ -91,6 +91,12 @@ struct PointResult {
   uint64_t cache_evictions = 0;          // whole run, all replicas
   uint64_t preemptions = 0;              // by recompute; whole run, all replicas
   uint64_t replica_failures = 0;
+  // Routers reading cluster.kv_events' delayed view, whole run: (question,
+  // replica) pairs asked, and how their believed prefix compared with the real.
+  uint64_t kv_view_lookups = 0;
+  uint64_t kv_view_overestimated = 0;   // believed longer than cached
+  uint64_t kv_view_underestimated = 0;  // believed shorter
+  uint64_t kv_view_error_blocks = 0;    // sum of |believed - cached| blocks
   double mean_in_system = 0;  // time-average requests in flight, warm-up to end of arrivals
   // Time-average KV blocks pinned or reserved by running requests, per replica:
   // the working set that cached prefixes cannot use.

@@ -69,6 +69,10 @@ class BlockRunTree {
   uint32_t spare(uint32_t node) const { return nodes_[node].capacity - nodes_[node].length; }
   uint64_t hash(uint32_t node, uint32_t offset) const { return runs_[nodes_[node].begin + offset]; }
   uint64_t last(uint32_t node) const { return hash(node, length(node) - 1); }
+  // The node's blocks, valid until the tree changes.
+  std::span<const uint64_t> run(uint32_t node) const {
+    return {runs_.data() + nodes_[node].begin, nodes_[node].length};
+  }
   uint32_t node_slots() const { return static_cast<uint32_t>(nodes_.size()); }
   uint32_t size() const { return live_; }  // nodes other than the root
 

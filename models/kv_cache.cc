@@ -152,6 +152,7 @@ void KvCache::Register(BlockChain chain, uint32_t upto, KvHandle* handle) {
     if (node != BlockRunTree::kRoot && state_[node].pins == 1 && tree_.children(node) == 0 &&
         tree_.spare(node) >= upto - j) {
       tree_.Append(node, chain, j, upto);
+      if (listener_ != nullptr) listener_->OnBlocksStored(chain, j, upto);
       cached_blocks_ += upto - j;
       j = upto;
       break;
@@ -160,6 +161,7 @@ void KvCache::Register(BlockChain chain, uint32_t upto, KvHandle* handle) {
     if (child == BlockRunTree::kNone) {
       // Room for the rest of the chain, which this request may yet compute.
       child = tree_.AddChild(node, chain, j, upto, chain.size() - upto);
+      if (listener_ != nullptr) listener_->OnBlocksStored(chain, j, upto);
       State(child) = NodeState{.pins = 1, .links = {}};
       cached_blocks_ += upto - j;
       j = upto;
@@ -195,6 +197,7 @@ void KvCache::Release(KvHandle* handle) {
 }
 
 void KvCache::Clear() {
+  if (listener_ != nullptr) listener_->OnAllBlocksCleared();
   tree_.Clear();
   state_.assign(1, NodeState{});
   free_runs_.clear();
@@ -290,6 +293,7 @@ void KvCache::MakeRoom(uint32_t needed) {
     evictable_blocks_ -= evicted;
     cached_blocks_ -= evicted;
     counters_.evictions += evicted;
+    if (listener_ != nullptr) listener_->OnBlocksRemoved(tree_.run(item).last(evicted));
     if (evicted == length) {
       ListRemove(item);
       tree_.Remove(item);

@@ -121,6 +121,8 @@ class Replica {
 
   bool in_iteration() const { return in_iteration_; }
   const KvCache& kv_cache() const { return kv_; }
+  // Publishes the KV cache's stored/removed/cleared events (kv_events.h).
+  void set_kv_event_listener(KvEventListener* listener) { kv_.set_event_listener(listener); }
   const ReplicaCounters& counters() const { return counters_; }
   const ReplicaLoad& load() const { return load_; }
   uint32_t id() const { return id_; }

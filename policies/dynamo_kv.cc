@@ -6,10 +6,11 @@
 //                      + request blocks not already on w
 //   logit_w = overlap_score_weight · prefill_tokens_w / block + decode_blocks_w
 // then DynamoSelect (least logit at temperature 0, else softmax). Overlap comes
-// from the engines' KV events by default (`cache_state: events`, the exact
-// caches); with `router` the router indexes its own decisions with a TTL
-// (--no-kv-events, router_ttl_secs). The tree-size tie-break of the original
-// is replaced by the uniform one that follows it.
+// from the engines' KV events by default (`cache_state: events`: the exact
+// caches, or as cluster.kv_events delays and loses the events); with
+// `router` the router indexes its own decisions with a TTL (--no-kv-events,
+// router_ttl_secs). The tree-size tie-break of the original is replaced by
+// the uniform one that follows it.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -109,7 +110,8 @@ PolicyInfo DynamoKvPolicyInfo() {
        {"router_ttl_s", 120, "lifetime of a routed block in the router's index, s", false, 1e-3}},
       [](const Params& params, const PolicyContext& ctx) {
         return std::make_unique<DynamoKvPolicy>(params, ctx);
-      }};
+      },
+      "with cache_state: events"};
 }
 
 }  // namespace kvroute::policies

@@ -6,7 +6,8 @@
 // uniformly at random. The prefix score is matched blocks / request blocks
 // (at most 256): by default from the approximate index of the router's own
 // decisions (one LRU per pod of the pod's KV size, autoTune), or with
-// `prefix_cache: precise` from the engines' caches (LongestPrefixScorer).
+// `prefix_cache: precise` from the engines' caches (LongestPrefixScorer), as
+// their KV events tell them (cluster.kv_events).
 #include <algorithm>
 #include <vector>
 
@@ -118,7 +119,8 @@ PolicyInfo LlmdPolicyInfo() {
             {"approximate", "precise"}}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<LlmdPolicy>(params, ctx);
-          }};
+          },
+          "with prefix_cache: precise"};
 }
 
 }  // namespace kvroute::policies

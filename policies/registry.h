@@ -55,6 +55,11 @@ struct PolicyInfo {
   std::string description;
   std::vector<ParamSpec> params;
   std::function<std::unique_ptr<Policy>(const Params&, const PolicyContext&)> factory;
+  // Non-empty for a router that, in production, learns replicas' cache
+  // contents from the engines' KV events: when it does (e.g. "with
+  // cache_state: events"). Its ClusterView::cache then answers from those
+  // events as cluster.kv_events delays and loses them (DESIGN.md, "Policy").
+  std::string kv_event_view = "";
 };
 
 // A policy name or parameter that is not valid; the message lists valid ones.

@@ -14,7 +14,8 @@
 // and max_tree_size counts blocks. Defaults are CacheAwareConfig::default()
 // (mod.rs); the Python launcher's are 0.3, 64, 1.5, 120 s and 2^26
 // (router_args.py). With `cache_state: exact` the match is read from the
-// replicas' real caches (the deepest cached prefix, its owner) and the
+// replicas' real caches (the deepest cached prefix, its owner; through
+// cluster.kv_events when the scenario delays or loses cache events) and the
 // smallest tenant is the replica with the least KV in use.
 #include <algorithm>
 #include <optional>
@@ -146,7 +147,8 @@ PolicyInfo SglangCacheAwarePolicyInfo() {
         {"router", "exact"}}},
       [](const Params& params, const PolicyContext& ctx) {
         return std::make_unique<SglangCacheAwarePolicy>(params, ctx);
-      }};
+      },
+      "with cache_state: exact"};
 }
 
 }  // namespace kvroute::policies

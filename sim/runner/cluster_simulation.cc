@@ -20,34 +20,12 @@
 #include "sim/runner/deployment_router.h"
 #include "sim/runner/fleet_report.h"
 #include "sim/runner/fleet_scaler.h"
+#include "sim/runner/point_setup.h"
 #include "sim/runner/request_records.h"
 
 namespace kvroute::sim {
 namespace {
 
-// Tenants with their own TTFT histogram in the metrics: the few with the most
-// expected traffic, summed over their keys (workload.tenants groups keys).
-constexpr size_t kTrackedTenants = 4;
-
-std::vector<uint32_t> TopTenants(const std::vector<double>& shares) {
-  std::vector<uint32_t> order(shares.size());
-  for (uint32_t k = 0; k < order.size(); ++k) order[k] = k;
-  size_t n = std::min(kTrackedTenants, order.size());
-  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
-                    [&](uint32_t a, uint32_t b) {
-                      return shares[a] != shares[b] ? shares[a] > shares[b] : a < b;
-                    });
-  order.resize(n);
-  return order;
-}
-
-std::unique_ptr<models::CostModel> MakeCostModel(const Scenario& scenario,
-                                                 const models::Profile& profile) {
-  if (scenario.fixed_iteration_s > 0) {
-    return std::make_unique<models::FixedCostModel>(FromSeconds(scenario.fixed_iteration_s));
-  }
-  return std::make_unique<models::PhysicalCostModel>(profile);
-}
 class ClusterSimulation : public models::ReplicaObserver {
  public:
   ClusterSimulation(const Scenario& scenario, const PointSpec& spec,
@@ -81,8 +59,10 @@ class ClusterSimulation : public models::ReplicaObserver {
           r, *cost_model_, scenario.scheduler, kv_blocks,
           profile_.ResolvedEngine().block_size_tokens, pool_, loads_[r]));
     }
+    event_view_ =
+        MakeEventView(scenario, spec.seed, oracle_, replicas_, [this] { return events_.Now(); });
     deployments_ = MakeDeployments(scenario, spec, arrivals_, *cost_model_, kv_blocks, oracle_,
-                                   replicas_, pool_);
+                                   event_view_.get(), replicas_, pool_);
     for (uint32_t d = 0; d < deployments_.size(); ++d) {
       deployment_of_.insert(deployment_of_.end(), deployments_[d].size, d);
     }
@@ -192,6 +172,13 @@ class ClusterSimulation : public models::ReplicaObserver {
       result.cache_evictions += replica->kv_cache().counters().evictions;
       result.preemptions += replica->counters().preemptions;
       result.replica_failures += replica->counters().failures;
+    }
+    if (event_view_) {
+      const KvViewCounters& v = event_view_->counters();
+      result.kv_view_lookups = v.lookups;
+      result.kv_view_overestimated = v.overestimated;
+      result.kv_view_underestimated = v.underestimated;
+      result.kv_view_error_blocks = v.error_blocks;
     }
     if (deployments_.size() == 1) {
       result.policy_stats = deployments_[0].policy->Stats();
@@ -440,6 +427,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   std::vector<uint32_t> dropped_;           // scratch for failures
   std::vector<policies::QueueMove> moves_;  // scratch for a policy's queue moves
   ReplicaCacheOracle oracle_;
+  std::unique_ptr<StaleCacheView> event_view_;   // null unless cluster.kv_events
   Time refresh_;                                 // signal poll period; 0 = live
   std::vector<models::ReplicaLoad> seen_loads_;  // the router's last poll
   uint32_t kv_blocks_;                           // per replica

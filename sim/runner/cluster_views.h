@@ -1,5 +1,6 @@
 // Read-only views of the replicas that policies are given (policies/policy.h):
-// the exact prefix caches and the waiting queues, of all replicas or of one
+// the exact prefix caches (or, for routers that index KV events, the delayed
+// view of stale_cache_view.h) and the waiting queues, of all replicas or of one
 // deployment's, indexed from 0 as its policy sees them.
 #ifndef KVROUTE_SIM_RUNNER_CLUSTER_VIEWS_H_
 #define KVROUTE_SIM_RUNNER_CLUSTER_VIEWS_H_
@@ -13,7 +14,18 @@
 
 namespace kvroute::sim {
 
-class ReplicaCacheOracle : public policies::CacheOracle {
+// A cache oracle over all replicas that can also answer for a contiguous
+// range of them, the replicas of one deployment.
+class RangedCacheOracle : public policies::CacheOracle {
+ public:
+  // CachedPrefixBlocks of replicas offset .. offset + out.size() - 1, out[i]
+  // for replica offset + i.
+  virtual void CachedPrefixBlocksOf(uint32_t offset, std::span<const uint64_t> chain,
+                                    std::span<uint32_t> out) const = 0;
+};
+
+// The replicas' exact caches.
+class ReplicaCacheOracle : public RangedCacheOracle {
  public:
   explicit ReplicaCacheOracle(const std::vector<std::unique_ptr<models::Replica>>& replicas)
       : replicas_(replicas) {}
@@ -24,9 +36,9 @@ class ReplicaCacheOracle : public policies::CacheOracle {
                              std::span<uint32_t> out) const override {
     CachedPrefixBlocksOf(0, chain, out);
   }
-  // Replicas offset .. offset + out.size() - 1, in lockstep (KvCache::MatchPrefixMany).
+  // In lockstep (KvCache::MatchPrefixMany).
   void CachedPrefixBlocksOf(uint32_t offset, std::span<const uint64_t> chain,
-                            std::span<uint32_t> out) const {
+                            std::span<uint32_t> out) const override {
     if (caches_.empty()) {
       for (const auto& replica : replicas_) caches_.push_back(&replica->kv_cache());
     }
@@ -42,7 +54,7 @@ class ReplicaCacheOracle : public policies::CacheOracle {
 
 class DeploymentCacheOracle : public policies::CacheOracle {
  public:
-  DeploymentCacheOracle(const ReplicaCacheOracle& all, uint32_t offset)
+  DeploymentCacheOracle(const RangedCacheOracle& all, uint32_t offset)
       : all_(all), offset_(offset) {}
   uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
     return all_.CachedPrefixBlocks(offset_ + replica, chain);
@@ -53,7 +65,7 @@ class DeploymentCacheOracle : public policies::CacheOracle {
   }
 
  private:
-  const ReplicaCacheOracle& all_;
+  const RangedCacheOracle& all_;
   uint32_t offset_;
 };
 

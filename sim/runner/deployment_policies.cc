@@ -8,6 +8,7 @@ namespace kvroute::sim {
 std::vector<Deployment> MakeDeployments(
     const Scenario& scenario, const PointSpec& spec, const ArrivalDriver& arrivals,
     const models::CostModel& cost_model, uint32_t kv_blocks, const ReplicaCacheOracle& oracle,
+    const RangedCacheOracle* event_view,
     const std::vector<std::unique_ptr<models::Replica>>& replicas,
     const models::RequestPool& pool) {
   std::vector<Deployment> deployments;
@@ -44,7 +45,9 @@ std::vector<Deployment> MakeDeployments(
     deployment.offset = offset;
     deployment.size = d.replicas;
     deployment.policy = info.factory(policies::ResolveParams(info, policy_spec.params), context);
-    deployment.oracle = std::make_unique<DeploymentCacheOracle>(oracle, offset);
+    const bool from_events = event_view != nullptr && !info.kv_event_view.empty();
+    deployment.oracle = std::make_unique<DeploymentCacheOracle>(
+        from_events ? *event_view : static_cast<const RangedCacheOracle&>(oracle), offset);
     deployment.queues = std::make_unique<DeploymentQueueView>(replicas, pool, offset);
     deployment.interval = deployment.policy->ControlInterval();
     deployments.push_back(std::move(deployment));

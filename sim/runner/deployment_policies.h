@@ -27,10 +27,14 @@ struct Deployment {
 };
 
 // The deployments of `scenario` in order, each with the policy the point runs
-// (or its own). `arrivals`, `oracle`, `replicas` and `pool` must outlive them.
+// (or its own). A policy whose registry entry names a kv_event_view sees the
+// caches through `event_view` when it is not null, the others through
+// `oracle`. `arrivals`, `oracle`, `event_view`, `replicas` and `pool` must
+// outlive them.
 std::vector<Deployment> MakeDeployments(
     const Scenario& scenario, const PointSpec& spec, const ArrivalDriver& arrivals,
     const models::CostModel& cost_model, uint32_t kv_blocks, const ReplicaCacheOracle& oracle,
+    const RangedCacheOracle* event_view,
     const std::vector<std::unique_ptr<models::Replica>>& replicas, const models::RequestPool& pool);
 
 }  // namespace kvroute::sim

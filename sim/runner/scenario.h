@@ -112,6 +112,15 @@ struct FailureEvent {
   double recover_after_s = 0;
 };
 
+// cluster.kv_events: routers that index the engines' KV events (the policies
+// whose registry entry names kv_event_view) see each replica's cache through
+// events that arrive late and may be lost (stale_cache_view.h).
+struct KvEventsSpec {
+  bool enabled = false;  // absent: those routers read the exact caches
+  double delay_s = 0;    // from a cache change to the router seeing it, s
+  double loss = 0;       // probability that an event never arrives, 0..1
+};
+
 struct Scenario {
   std::string name;
   std::string source;       // the file it came from, or "built-in quickstart"
@@ -135,6 +144,7 @@ struct Scenario {
   // How often the router's copy of the load signals is refreshed, seconds;
   // 0 means policies see live signals. Real routers poll (SGLang every 10 s).
   double signal_refresh_s = 0;
+  KvEventsSpec kv_events;
   // Two-level routing across deployments (seed 000): a request picks
   // deployment d with P_d ∝ w_d·2^(lambda_h·H_d), then a replica in d. Unused
   // with one deployment.

@@ -180,6 +180,8 @@ const YamlKeyTable& ClusterKeys() {
                  "iteration time: the profile's roofline, or a fixed time per iteration"),
        NumberKey("signal_refresh_s", d.signal_refresh_s, 0, 1e7,
                  "the router polls load signals this often, s; 0: live"),
+       NestedKey("kv_events", YamlType::kMap, "none: exact caches",
+                 "{delay_s, loss}: routers that index KV events see them late or never"),
        NumberKey("lambda_h", d.lambda_h, 0, 1e4,
                  "deployment choice P_d ~ w_d * 2^(lambda_h * H_d) (seed 000); 0: weights only"),
        ChoiceKey("deployment_hit_estimate", HitEstimates().names(),
@@ -252,6 +254,7 @@ void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s) {
     m.Finish();
   }
   s->signal_refresh_s = cluster.Number("signal_refresh_s");
+  ParseKvEvents(cluster, s);
   s->lambda_h = cluster.Number("lambda_h");
   s->deployment_hit_estimate = cluster.Choice("deployment_hit_estimate", HitEstimates());
   s->series_interval_s = cluster.Number("series_interval_s");

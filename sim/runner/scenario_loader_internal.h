@@ -36,6 +36,8 @@ void ParseTopLevel(YamlMap& top, Scenario* s);
 void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s);
 // cluster.engine over the profile's engine settings; sets the scheduler.
 void ParseEngine(YamlMap& cluster, Scenario* s);
+// cluster.kv_events, when given.
+void ParseKvEvents(YamlMap& cluster, Scenario* s);
 // Returns the trace's own rate when a trace is replayed at native timing, else 0.
 double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s);
 void ParseArrivals(YamlMap& workload, const LoadContext& ctx, models::WorkloadConfig* c);
@@ -86,6 +88,7 @@ const YamlKeyTable& ReplicaStepKeys();
 const YamlKeyTable& ScalingPolicyKeys();
 const YamlKeyTable& EngineKeys();
 const YamlKeyTable& CostModelKeys();
+const YamlKeyTable& KvEventsKeys();
 const YamlKeyTable& WorkloadKeys();
 const YamlKeyTable& RateSkewKeys();
 const YamlKeyTable& PromptKeys();

@@ -9,15 +9,20 @@ namespace {
 
 std::vector<const YamlKeyTable*> AllTables() {
   using namespace scenario;
-  return {&TopLevelKeys(),      &ClusterKeys(),      &DeploymentKeys(),
-          &WeightStepKeys(),    &AutoscaleKeys(),    &ReplicaStepKeys(),
-          &ScalingPolicyKeys(), &EngineKeys(),       &CostModelKeys(),
-          &WorkloadKeys(),      &RateSkewKeys(),     &PromptKeys(),
-          &RagKeys(),           &SessionKeys(),      &AgentKeys(),
-          &ArrivalKeys(),       &LoadStepKeys(),     &DriftKeys(),
-          &TraceKeys(),         &SharedPrefixKeys(), &InferencePerfDistributionKeys(),
-          &LengthKeys(),        &PolicyEntryKeys(),  &SweepKeys(),
-          &SloKeys(),           &FailureKeys(),      &FailureEventKeys()};
+  return {&TopLevelKeys(),      &ClusterKeys(),
+          &DeploymentKeys(),    &WeightStepKeys(),
+          &AutoscaleKeys(),     &ReplicaStepKeys(),
+          &ScalingPolicyKeys(), &EngineKeys(),
+          &CostModelKeys(),     &KvEventsKeys(),
+          &WorkloadKeys(),      &RateSkewKeys(),
+          &PromptKeys(),        &RagKeys(),
+          &SessionKeys(),       &AgentKeys(),
+          &ArrivalKeys(),       &LoadStepKeys(),
+          &DriftKeys(),         &TraceKeys(),
+          &SharedPrefixKeys(),  &InferencePerfDistributionKeys(),
+          &LengthKeys(),        &PolicyEntryKeys(),
+          &SweepKeys(),         &SloKeys(),
+          &FailureKeys(),       &FailureEventKeys()};
 }
 
 std::string Meaning(const YamlKey& key) {

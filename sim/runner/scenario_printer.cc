@@ -190,6 +190,12 @@ YAML::Node Cluster(const Scenario& s) {
   }
   c["cost_model"] = Flow(cost);
   c["signal_refresh_s"] = Num(s.signal_refresh_s);
+  if (s.kv_events.enabled) {
+    YAML::Node events;
+    events["delay_s"] = Num(s.kv_events.delay_s);
+    events["loss"] = Num(s.kv_events.loss);
+    c["kv_events"] = Flow(events);
+  }
   c["lambda_h"] = Num(s.lambda_h);
   c["deployment_hit_estimate"] = scenario::HitEstimates().NameOf(s.deployment_hit_estimate);
   c["series_interval_s"] = Num(s.series_interval_s);

@@ -25,8 +25,13 @@ std::string Kind(const policies::ParamSpec& p) {
 int Policies(const po::variables_map& vm, const CommandIo& io) {
   const bool markdown = vm["markdown"].as<bool>();
   for (const policies::PolicyInfo& info : policies::PolicyTable()) {
+    const std::string events =
+        info.kv_event_view.empty()
+            ? ""
+            : "reads the replicas' caches through cluster.kv_events " + info.kv_event_view;
     if (!markdown) {
       io.out << info.name << " — " << info.description << "\n";
+      if (!events.empty()) io.out << "    " << events << "\n";
       for (const policies::ParamSpec& p : info.params) {
         io.out << "    " << p.name << " = " << DefaultText(p);
         if (!p.choices.empty()) io.out << " (one of " << JoinNames(p.choices) << ")";
@@ -35,6 +40,7 @@ int Policies(const po::variables_map& vm, const CommandIo& io) {
       continue;
     }
     io.out << "### `" << info.name << "`\n\n" << MarkdownCell(info.description) << "\n\n";
+    if (!events.empty()) io.out << "It " << events << ".\n\n";
     if (info.params.empty()) {
       io.out << "No parameters.\n\n";
       continue;
