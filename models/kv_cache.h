@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "models/block_run_tree.h"
+#include "models/kv_tier.h"
 
 namespace kvroute::models {
 
@@ -101,6 +102,10 @@ class KvCache {
   // active handle refers to this cache any more.
   void Clear();
 
+  // From now on every evicted block is copied to `tier` (OffloadRule::kOnEvict),
+  // tail first. Null: evictions drop blocks (the default).
+  void OffloadEvictionsTo(HostKvTier* tier) { offload_ = tier; }
+
   uint32_t capacity_blocks() const { return capacity_; }
   uint32_t used_blocks() const { return cached_blocks_ + private_blocks_; }
   uint32_t cached_blocks() const { return cached_blocks_; }
@@ -165,6 +170,7 @@ class KvCache {
   uint32_t evictable_blocks_ = 0;
   uint32_t queued_free_blocks_ = 0;  // uncached blocks waiting on the list
   KvCacheCounters counters_;
+  HostKvTier* offload_ = nullptr;
   struct Step {
     uint32_t node;
     uint32_t blocks;  // of the node's, matched
