@@ -19,6 +19,7 @@
 #include "sim/runner/deployment_policies.h"
 #include "sim/runner/deployment_router.h"
 #include "sim/runner/fleet_scaler.h"
+#include "sim/runner/replica_totals.h"
 #include "sim/runner/request_records.h"
 
 namespace kvroute::sim {
@@ -182,12 +183,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     result.qps = spec_.qps;
     result.seed = spec_.seed;
     metrics_.Summarize(&result);
-    for (const auto& replica : replicas_) {
-      result.prefill_tokens_computed += replica->counters().prefill_tokens_computed;
-      result.cache_evictions += replica->kv_cache().counters().evictions;
-      result.preemptions += replica->counters().preemptions;
-      result.replica_failures += replica->counters().failures;
-    }
+    for (const auto& replica : replicas_) AddReplicaTotals(*replica, &result);
     if (deployments_.size() == 1) {
       result.policy_stats = deployments_[0].policy->Stats();
     } else {

@@ -9,13 +9,13 @@ namespace {
 
 std::vector<const YamlKeyTable*> AllTables() {
   using namespace scenario;
-  return {&TopLevelKeys(),    &ClusterKeys(),     &DeploymentKeys(),   &WeightStepKeys(),
-          &AutoscaleKeys(),   &ReplicaStepKeys(), &EngineKeys(),       &CostModelKeys(),
-          &WorkloadKeys(),    &RateSkewKeys(),    &PromptKeys(),       &RagKeys(),
-          &SessionKeys(),     &AgentKeys(),       &ArrivalKeys(),      &LoadStepKeys(),
-          &DriftKeys(),       &TraceKeys(),       &SharedPrefixKeys(), &LengthKeys(),
-          &PolicyEntryKeys(), &SweepKeys(),       &SloKeys(),          &FailureKeys(),
-          &FailureEventKeys()};
+  return {&TopLevelKeys(),  &ClusterKeys(),     &DeploymentKeys(), &WeightStepKeys(),
+          &AutoscaleKeys(), &ReplicaStepKeys(), &EngineKeys(),     &CostModelKeys(),
+          &KvTierKeys(),    &WorkloadKeys(),    &RateSkewKeys(),   &PromptKeys(),
+          &RagKeys(),       &SessionKeys(),     &AgentKeys(),      &ArrivalKeys(),
+          &LoadStepKeys(),  &DriftKeys(),       &TraceKeys(),      &SharedPrefixKeys(),
+          &LengthKeys(),    &PolicyEntryKeys(), &SweepKeys(),      &SloKeys(),
+          &FailureKeys(),   &FailureEventKeys()};
 }
 
 std::string Meaning(const YamlKey& key) {
