@@ -13,8 +13,9 @@
 // A prefill whose chain continues in DRAM after its HBM hit loads those blocks
 // back instead of recomputing them; the copy here stays (it is a cache). A
 // block already held is never copied twice: storing it again only refreshes
-// its recency (vLLM's offloading manager filters already-stored blocks out of
-// prepare_store).
+// its recency (vLLM's LRUOffloadingManager, vllm/v1/kv_offload/lru_manager.py,
+// leaves stored blocks out of prepare_store), and blocks being loaded cannot be
+// dropped (prepare_load protects them, vllm/v1/kv_offload/abstract.py).
 //
 // Invariants: each held hash is in the index and on the LRU list exactly once;
 // held_blocks() <= capacity; stored = held + dropped over the tier's life
