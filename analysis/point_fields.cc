@@ -74,6 +74,21 @@ const auto kScalars = Concat(
             "prompt and recomputed tokens, whole run, all replicas"),
         Scalar<&P::cache_evictions>("cache_evictions", "blocks", R::kAnyCount,
                                     "KV blocks evicted, whole run, all replicas"),
+        Scalar<&P::hbm_token_hit_rate>(
+            "hbm_token_hit_rate", "", R::kShare,
+            "the part of token_hit_rate found in GPU memory (docs/KV_TIERS.md)"),
+        Scalar<&P::dram_token_hit_rate>(
+            "dram_token_hit_rate", "", R::kShare,
+            "the part of token_hit_rate loaded back from host memory; 0 without cluster.kv_tiers"),
+        Scalar<&P::kv_offload_bytes>("kv_offload_bytes", "bytes", R::kNonNegative,
+                                     "KV copied GPU -> host memory, whole run, all replicas"),
+        Scalar<&P::kv_load_bytes>("kv_load_bytes", "bytes", R::kNonNegative,
+                                  "KV loaded host memory -> GPU, whole run, all replicas"),
+        Scalar<&P::kv_load_s>("kv_load_s", "s", R::kNonNegative,
+                              "time iterations waited for KV loads, summed over replicas"),
+        Scalar<&P::dram_dropped_blocks>("dram_dropped_blocks", "blocks", R::kAnyCount,
+                                        "KV blocks dropped from host memory, whole run, all "
+                                        "replicas"),
         Scalar<&P::preemptions>("preemptions", "requests", R::kAnyCount,
                                 "preemptions by recompute, whole run, all replicas"),
         Scalar<&P::replica_failures>("replica_failures", "failures", R::kAnyCount,

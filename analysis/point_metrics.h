@@ -89,7 +89,15 @@ struct PointResult {
   double request_hit_rate = 0;  // share of those requests that hit at least one block
   uint64_t prefill_tokens_computed = 0;  // whole run, all replicas
   uint64_t cache_evictions = 0;          // whole run, all replicas
-  uint64_t preemptions = 0;              // by recompute; whole run, all replicas
+  // token_hit_rate split by the tier the hit came from (docs/KV_TIERS.md).
+  double hbm_token_hit_rate = 0;
+  double dram_token_hit_rate = 0;
+  // The host-memory tier, whole run, all replicas; 0 without one.
+  double kv_offload_bytes = 0;  // copied HBM -> DRAM
+  double kv_load_bytes = 0;     // copied DRAM -> HBM
+  double kv_load_s = 0;         // time iterations waited for loads, summed over replicas
+  uint64_t dram_dropped_blocks = 0;
+  uint64_t preemptions = 0;  // by recompute; whole run, all replicas
   uint64_t replica_failures = 0;
   // Routers reading cluster.kv_events' delayed view, whole run: (question,
   // replica) pairs asked, and how their believed prefix compared with the real.
@@ -169,7 +177,7 @@ class PointMetricsCollector {
   uint64_t offered_ = 0, completed_ = 0, unfinished_ = 0, rejected_ = 0, measured_ = 0;
   uint64_t failed_ = 0, retried_ = 0;
   uint64_t admitted_measured_ = 0, admitted_with_hit_ = 0;
-  double prompt_tokens_ = 0, hit_tokens_ = 0;
+  double prompt_tokens_ = 0, hit_tokens_ = 0, host_hit_tokens_ = 0;
   std::vector<uint64_t> replica_requests_;
   std::vector<uint32_t> tracked_tenants_;
   std::vector<LatencyHistogram> tenant_ttft_;  // tracked tenants in order, then "other"

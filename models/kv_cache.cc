@@ -290,6 +290,9 @@ void KvCache::MakeRoom(uint32_t needed) {
     assert(tree_.children(item) == 0 && "eviction must take leaves first");
     const uint32_t length = tree_.length(item);
     const uint32_t evicted = std::min(missing, length);
+    if (offload_ != nullptr) {
+      for (uint32_t k = length; k > length - evicted; --k) offload_->Store(tree_.hash(item, k - 1));
+    }
     evictable_blocks_ -= evicted;
     cached_blocks_ -= evicted;
     counters_.evictions += evicted;

@@ -34,6 +34,7 @@
 
 #include "models/block_run_tree.h"
 #include "models/kv_events.h"
+#include "models/kv_tier.h"
 
 namespace kvroute::models {
 
@@ -105,6 +106,9 @@ class KvCache {
   // Tells `listener` of every block stored, evicted or cleared from now on;
   // null (the default) tells no one. Must outlive the cache or be reset.
   void set_event_listener(KvEventListener* listener) { listener_ = listener; }
+  // From now on every evicted block is copied to `tier` (OffloadRule::kOnEvict),
+  // tail first. Null: evictions drop blocks (the default).
+  void OffloadEvictionsTo(HostKvTier* tier) { offload_ = tier; }
 
   uint32_t capacity_blocks() const { return capacity_; }
   uint32_t used_blocks() const { return cached_blocks_ + private_blocks_; }
@@ -171,6 +175,7 @@ class KvCache {
   uint32_t queued_free_blocks_ = 0;  // uncached blocks waiting on the list
   KvCacheCounters counters_;
   KvEventListener* listener_ = nullptr;
+  HostKvTier* offload_ = nullptr;
   struct Step {
     uint32_t node;
     uint32_t blocks;  // of the node's, matched

@@ -15,7 +15,11 @@ Replica::Replica(uint32_t id, const CostModel& cost_model, SchedulerConfig confi
       block_shift_(std::has_single_bit(block_size_) ? std::countr_zero(block_size_) : 32),
       pool_(pool),
       load_(load),
-      kv_(kv_blocks, config.eviction) {}
+      kv_(kv_blocks, config.eviction) {
+  if (!config.kv_tier.enabled()) return;
+  tier_ = std::make_unique<HostKvTier>(config.kv_tier);
+  if (config.kv_tier.offload == OffloadRule::kOnEvict) kv_.OffloadEvictionsTo(tier_.get());
+}
 
 BlockChain Replica::CacheableChain(const InFlightRequest& r) const {
   if (!config_.cache_generated_tokens) return BlockChain(r.request.block_hashes);
@@ -80,7 +84,12 @@ void Replica::Schedule(uint32_t slot, uint32_t tokens, bool decode) {
   if (full <= r.kv.registered_blocks()) return;
   const BlockChain chain = CacheableChain(r);
   const uint32_t covered = std::min(chain.size(), full);
-  if (covered > r.kv.registered_blocks()) kv_.Register(chain, covered, &r.kv);
+  const uint32_t registered = r.kv.registered_blocks();
+  if (covered <= registered) return;
+  kv_.Register(chain, covered, &r.kv);
+  if (tier_ && config_.kv_tier.offload == OffloadRule::kWriteThrough) {
+    for (uint32_t j = covered; j > registered; --j) tier_->Store(chain[j - 1]);  // tail first
+  }
 }
 
 void Replica::Preempt(uint32_t slot) {
@@ -124,17 +133,27 @@ bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer
   uint32_t max_hit_blocks = FullBlocks(r.total_tokens() - 1);
   const BlockChain chain = CacheableChain(r);
   uint32_t hit_blocks = std::min(kv_.MatchPrefix(chain), max_hit_blocks);
-  uint32_t first_chunk = std::min(r.total_tokens() - hit_blocks * block_size_, budget);
-  uint32_t blocks = BlocksFor(hit_blocks * block_size_ + first_chunk);
-  if (!kv_.Admit(chain, blocks, max_hit_blocks, &r.kv)) return false;
+  // The blocks after the HBM hit that the host tier holds are loaded, not
+  // computed; they take HBM blocks like computed ones.
+  const uint32_t loaded =
+      tier_ ? tier_->Match(chain, hit_blocks, std::min(chain.size(), max_hit_blocks)) : 0;
+  const uint32_t reused = hit_blocks + loaded;
+  uint32_t first_chunk = std::min(r.total_tokens() - reused * block_size_, budget);
+  uint32_t blocks = BlocksFor(reused * block_size_ + first_chunk);
+  if (tier_) tier_->BeginLoad(chain, hit_blocks, loaded);
+  const bool admitted = kv_.Admit(chain, blocks, max_hit_blocks, &r.kv);
+  if (tier_) pending_load_ += tier_->EndLoad(chain, hit_blocks, loaded, admitted);
+  if (!admitted) return false;
+  assert(r.kv.hit_blocks == hit_blocks);
   Unaccount(r);
-  r.computed_tokens = r.kv.hit_blocks * block_size_;
+  r.computed_tokens = reused * block_size_;
   Account(r);
   ++counters_.admitted;
   if (!r.ever_admitted) {
     r.ever_admitted = true;
     r.admitted_time = now;
     r.hit_tokens = r.computed_tokens;
+    r.host_hit_tokens = loaded * block_size_;
     observer.OnAdmitted(slot, now);
   }
   return true;
@@ -158,6 +177,7 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
   assert(!in_iteration_);
   batch_.clear();
   budget_ = static_cast<uint32_t>(config_.max_num_batched_tokens);
+  pending_load_ = 0;
   const uint64_t preemptions_before = counters_.preemptions;
 
   // Running decodes first, oldest first; then running prefills (and
@@ -205,7 +225,8 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
   ++counters_.iterations;
   in_iteration_ = true;
   last_start_ = now;
-  return cost_model_.IterationTime(shape);
+  // The iteration's forward pass starts once the loads admitted in it are done.
+  return cost_model_.IterationTime(shape) + pending_load_;
 }
 
 void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
@@ -273,6 +294,7 @@ void Replica::Fail(sim::Time now, std::vector<uint32_t>* dropped) {
   batch_.clear();
   in_iteration_ = false;
   kv_.Clear();
+  if (tier_) tier_->Clear();  // the host memory was the engine process's
   bool healthy = load_.healthy;
   load_ = ReplicaLoad{};
   load_.healthy = healthy;
@@ -283,6 +305,7 @@ void Replica::Fail(sim::Time now, std::vector<uint32_t>* dropped) {
 void Replica::StartCold(sim::Time now) {
   assert(idle());
   kv_.Clear();
+  if (tier_) tier_->Clear();
   UpdateKvUtilization(now);
 }
 

@@ -22,10 +22,17 @@
 //    its own generated blocks too.
 // TTFT ends with the iteration that completes the prefill (it samples the first
 // token); E2E with the iteration that samples the last token.
+//
+// With a host-memory tier (SchedulerConfig::kv_tier, kv_tier.h), the blocks of
+// a request's chain that follow its HBM hit and are held in DRAM are loaded at
+// admission instead of computed, and the iteration that first schedules the
+// request waits for the load before its forward pass (LMCache's vLLM
+// connector without layer-wise pipelining; docs/KV_TIERS.md says why).
 #ifndef KVROUTE_MODELS_REPLICA_H_
 #define KVROUTE_MODELS_REPLICA_H_
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "models/cost_model.h"
@@ -48,6 +55,9 @@ struct SchedulerConfig {
   // AsyncScheduler): a request that reaches a busy replica can join only the
   // batch after the next. An idle replica starts at once.
   bool async_scheduling = false;
+  // A host-memory KV tier below the HBM pool; capacity 0 (the default): none,
+  // and no per-block work at all.
+  KvTierConfig kv_tier{};
 };
 
 // Receives what happens to requests inside a replica.
@@ -123,6 +133,7 @@ class Replica {
   const KvCache& kv_cache() const { return kv_; }
   // Publishes the KV cache's stored/removed/cleared events (kv_events.h).
   void set_kv_event_listener(KvEventListener* listener) { kv_.set_event_listener(listener); }
+  const HostKvTier* host_tier() const { return tier_.get(); }  // null: HBM only
   const ReplicaCounters& counters() const { return counters_; }
   const ReplicaLoad& load() const { return load_; }
   uint32_t id() const { return id_; }
@@ -168,6 +179,8 @@ class Replica {
   RequestPool& pool_;
   ReplicaLoad& load_;
   KvCache kv_;
+  std::unique_ptr<HostKvTier> tier_;  // null without a host tier
+  sim::Time pending_load_ = 0;        // loads the iteration being formed waits for
   sim::RingDeque<uint32_t> waiting_;
   std::vector<uint32_t> running_;  // admission order: the back is the newest
   std::vector<BatchEntry> batch_;

@@ -21,6 +21,7 @@
 #include "sim/runner/fleet_report.h"
 #include "sim/runner/fleet_scaler.h"
 #include "sim/runner/point_setup.h"
+#include "sim/runner/replica_totals.h"
 #include "sim/runner/request_records.h"
 
 namespace kvroute::sim {
@@ -167,12 +168,7 @@ class ClusterSimulation : public models::ReplicaObserver {
     result.qps = spec_.qps;
     result.seed = spec_.seed;
     metrics_.Summarize(&result);
-    for (const auto& replica : replicas_) {
-      result.prefill_tokens_computed += replica->counters().prefill_tokens_computed;
-      result.cache_evictions += replica->kv_cache().counters().evictions;
-      result.preemptions += replica->counters().preemptions;
-      result.replica_failures += replica->counters().failures;
-    }
+    for (const auto& replica : replicas_) AddReplicaTotals(*replica, &result);
     if (event_view_) {
       const KvViewCounters& v = event_view_->counters();
       result.kv_view_lookups = v.lookups;

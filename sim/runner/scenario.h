@@ -121,6 +121,15 @@ struct KvEventsSpec {
   double loss = 0;       // probability that an event never arrives, 0..1
 };
 
+// cluster.kv_tiers as written (scenario_loader_kv_tiers.cc); what the replicas
+// get from it is Scenario::scheduler.kv_tier.
+struct KvTierSpec {
+  double dram_gib = 0;                                          // per replica; 0: no host tier
+  double dram_bandwidth_gb_per_s = models::kDefaultHostGbPerS;  // per GPU
+  double dram_latency_us = models::kDefaultHostLatencyUs;
+  models::OffloadRule offload = models::OffloadRule::kOnEvict;
+};
+
 struct Scenario {
   std::string name;
   std::string source;       // the file it came from, or "built-in quickstart"
@@ -137,6 +146,7 @@ struct Scenario {
   std::vector<DeploymentSpec> deployments;
   models::SchedulerConfig scheduler;
   int64_t kv_blocks = 0;  // 0: derived from the profile
+  KvTierSpec kv_tiers;
   // 0: the profile's roofline model. Otherwise every iteration takes this long
   // whatever its batch: with max_num_seqs 1 a replica is an M/G/1 queue, used
   // to validate the engine against queueing theory.

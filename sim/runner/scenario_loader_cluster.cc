@@ -173,6 +173,8 @@ const YamlKeyTable& ClusterKeys() {
                  "the serving engine's arguments (vLLM's names)"),
        IntegerKey("kv_blocks", 0, 1, 1 << 27, "KV pool of each replica, in blocks")
            .Default("from the profile"),
+       NestedKey("kv_tiers", YamlType::kMap, "none: HBM only",
+                 "a host-memory KV tier below each replica's HBM (docs/KV_TIERS.md)"),
        ChoiceKey("eviction", EvictionOrders().names(),
                  EvictionOrders().NameOf(d.scheduler.eviction),
                  "KV eviction order: SGLang's radix LRU or vLLM v1's free queue"),
@@ -243,6 +245,7 @@ void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   s->kv_blocks = static_cast<int64_t>(cluster.Integer("kv_blocks"));
   if (s->kv_blocks == 0) CheckKvRoom(cluster, s->resolved_profile);
   s->scheduler.eviction = cluster.Choice("eviction", EvictionOrders());
+  ParseKvTiers(cluster, s);
   if (cluster.Take("cost_model").IsDefined()) {
     YamlMap m = cluster.Map("cost_model", &CostModelKeys());
     if (m.Choice("kind", CostModelKinds()) == CostModelKind::kFixed) {

@@ -38,6 +38,8 @@ void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s);
 void ParseEngine(YamlMap& cluster, Scenario* s);
 // cluster.kv_events, when given.
 void ParseKvEvents(YamlMap& cluster, Scenario* s);
+// cluster.kv_tiers, after the engine (the block size): sets scheduler.kv_tier.
+void ParseKvTiers(YamlMap& cluster, Scenario* s);
 // Returns the trace's own rate when a trace is replayed at native timing, else 0.
 double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s);
 void ParseArrivals(YamlMap& workload, const LoadContext& ctx, models::WorkloadConfig* c);
@@ -63,6 +65,7 @@ models::LengthDistribution ParseLength(const YamlMap& parent, const YAML::Node& 
 enum class CostModelKind { kRoofline, kFixed };
 const ChoiceTable<CostModelKind>& CostModelKinds();
 const ChoiceTable<models::EvictionOrder>& EvictionOrders();
+const ChoiceTable<models::OffloadRule>& OffloadRules();
 const ChoiceTable<models::EntryPoint>& EntryPoints();
 const ChoiceTable<Scenario::HitEstimate>& HitEstimates();
 const ChoiceTable<models::KeyRateConfig::Kind>& RateSkewKinds();
@@ -89,6 +92,7 @@ const YamlKeyTable& ScalingPolicyKeys();
 const YamlKeyTable& EngineKeys();
 const YamlKeyTable& CostModelKeys();
 const YamlKeyTable& KvEventsKeys();
+const YamlKeyTable& KvTierKeys();
 const YamlKeyTable& WorkloadKeys();
 const YamlKeyTable& RateSkewKeys();
 const YamlKeyTable& PromptKeys();

@@ -181,6 +181,14 @@ YAML::Node Cluster(const Scenario& s) {
   c["kv_blocks"] = Num(
       static_cast<double>(s.kv_blocks > 0 ? s.kv_blocks : s.resolved_profile.KvCapacityBlocks()));
   c["eviction"] = scenario::EvictionOrders().NameOf(s.scheduler.eviction);
+  if (s.kv_tiers.dram_gib > 0) {
+    YAML::Node tiers;
+    tiers["dram_gib"] = Num(s.kv_tiers.dram_gib);
+    tiers["dram_bandwidth_gb_per_s"] = Num(s.kv_tiers.dram_bandwidth_gb_per_s);
+    tiers["dram_latency_us"] = Num(s.kv_tiers.dram_latency_us);
+    tiers["offload"] = scenario::OffloadRules().NameOf(s.kv_tiers.offload);
+    c["kv_tiers"] = Flow(tiers);
+  }
   YAML::Node cost;
   if (s.fixed_iteration_s > 0) {
     cost["kind"] = scenario::CostModelKinds().NameOf(scenario::CostModelKind::kFixed);

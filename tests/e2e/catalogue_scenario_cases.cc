@@ -41,6 +41,18 @@ std::vector<MalformedInput> ScenarioCases() {
           "DuplicatePrice", "  profile: h100-llama3.1-8b-bf16",
           "  profile: h100-llama3.1-8b-bf16\n  usd_per_gpu_hour: 2\n  usd_per_gpu_hour: 3",
           {"s.yaml:9: key 'cluster.usd_per_gpu_hour': duplicate key (first given on line 8)"}),
+      // Host-memory KV tiers (issue 14).
+      ScenarioCase(
+          "KvTiersMisspelledKey", "  profile: h100-llama3.1-8b-bf16",
+          "  profile: h100-llama3.1-8b-bf16\n  kv_tiers: {dram_gb: 64}",
+          {"s.yaml:8: key 'cluster.kv_tiers.dram_gb': unknown key", "did you mean 'dram_gib'?"}),
+      ScenarioCase("KvTiersUnknownOffload", "  profile: h100-llama3.1-8b-bf16",
+                   "  profile: h100-llama3.1-8b-bf16\n  kv_tiers:\n    dram_gib: 64\n"
+                   "    offload: write_back",
+                   {"s.yaml:10: key 'cluster.kv_tiers.offload'", "on_evict", "write_through"}),
+      ScenarioCase("KvTiersTooSmall", "  profile: h100-llama3.1-8b-bf16",
+                   "  profile: h100-llama3.1-8b-bf16\n  kv_tiers: {dram_gib: 0.001}",
+                   {"s.yaml:8: key 'cluster.kv_tiers.dram_gib': holds no KV block"}),
       // Autoscaling keys (issue 15).
       ScenarioCase("AutoscaleMisspelledKey", "{name: main, replicas: 2, weight: 1}",
                    "{name: main, replicas: 2, autoscale: {signal: waiting, target: 2, "

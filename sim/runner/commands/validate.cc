@@ -21,7 +21,12 @@ int Validate(const po::variables_map& vm, const CommandIo& io) {
   const int64_t blocks = s.kv_blocks > 0 ? s.kv_blocks : s.resolved_profile.KvCapacityBlocks();
   io.out << s.source << ": ok — scenario '" << s.name << "': " << s.replica_count()
          << " replicas of " << s.profile << " (" << blocks << " KV blocks of "
-         << s.resolved_profile.ResolvedEngine().block_size_tokens << " tokens each), "
+         << s.resolved_profile.ResolvedEngine().block_size_tokens << " tokens each"
+         << (s.scheduler.kv_tier.enabled()
+                 ? ", and " + std::to_string(s.scheduler.kv_tier.capacity_blocks) +
+                       " more in host memory"
+                 : "")
+         << "), "
          << (s.workload.trace.format == models::TraceConfig::Format::kNone
                  ? std::to_string(s.workload.keys) + " keys"
                  : "trace " + s.workload.trace.file)

@@ -1,0 +1,131 @@
+// A replica's host-memory (DRAM) KV tier below the HBM prefix cache
+// (DESIGN.md, "KV memory"; issue 14). It holds copies of full KV blocks, keyed
+// by their chained block hash, in one LRU list, and is filled by one of two
+// rules:
+//  - kOnEvict: a block evicted from HBM is copied here (vLLM's native
+//    OffloadingConnector, vllm/v1/kv_offload/ and
+//    vllm/distributed/kv_transfer/kv_connector/v1/offloading_connector.py;
+//    SGLang HiCache's write_back policy, python/sglang/srt/mem_cache/
+//    hiradix_cache.py);
+//  - kWriteThrough: every full block is copied when it is registered in the
+//    HBM cache (LMCache's store on save; HiCache's write_through,
+//    docs/advanced_features/hicache_best_practices.md).
+// A prefill whose chain continues in DRAM after its HBM hit loads those blocks
+// back instead of recomputing them; the copy here stays (it is a cache). A
+// block already held is never copied twice: storing it again only refreshes
+// its recency (vLLM's LRUOffloadingManager, vllm/v1/kv_offload/lru_manager.py,
+// leaves stored blocks out of prepare_store), and blocks being loaded cannot be
+// dropped (prepare_load protects them, vllm/v1/kv_offload/abstract.py).
+//
+// Invariants: each held hash is in the index and on the LRU list exactly once;
+// held_blocks() <= capacity; stored = held + dropped over the tier's life
+// (every copy made is either held or was dropped; Clear counts what it
+// forgets as dropped).
+#ifndef KVROUTE_MODELS_KV_TIER_H_
+#define KVROUTE_MODELS_KV_TIER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/block_run_tree.h"
+#include "sim/core/flat_hash_index.h"
+#include "sim/core/time.h"
+
+namespace kvroute::models {
+
+enum class OffloadRule { kOnEvict, kWriteThrough };
+
+// Defaults of the host link, both assumptions to replace with a measurement
+// of the machine at hand. PCIe Gen5 x16 carries 32 GT/s x 16 lanes x 128/130
+// = 63 GB/s each way (PCI-SIG, PCIe 5.0 base specification); pinned-memory
+// copies reach roughly 80% of the raw rate, so 50 GB/s per GPU. A load pays a
+// fixed cost for the DMA set-up and the connector's bookkeeping: 10 us.
+inline constexpr double kDefaultHostGbPerS = 50;
+inline constexpr double kDefaultHostLatencyUs = 10;
+
+struct KvTierConfig {
+  uint32_t capacity_blocks = 0;  // 0: no host tier (the replica has HBM only)
+  double bytes_per_block = 0;    // KV bytes of one block on the whole replica (all TP ranks)
+  // Host-to-device copy rate of the whole replica (each TP rank has its own
+  // PCIe link, so a rank's share moves in parallel with the others'), bytes/s.
+  double bandwidth_bytes_per_s = 0;
+  sim::Time latency = 0;  // fixed cost of one load transfer (DMA set-up, sync)
+  OffloadRule offload = OffloadRule::kOnEvict;
+
+  bool enabled() const { return capacity_blocks > 0; }
+  // Time to load `blocks` blocks in one transfer: latency + bytes / bandwidth.
+  sim::Time LoadTime(uint32_t blocks) const;
+};
+
+struct KvTierCounters {
+  uint64_t stored_blocks = 0;   // copies made HBM -> DRAM
+  uint64_t loaded_blocks = 0;   // copies made DRAM -> HBM
+  uint64_t dropped_blocks = 0;  // evicted from DRAM (LRU), or lost with the replica
+  uint64_t skipped_stores = 0;  // offloads refused: every held block was being loaded
+  uint64_t loads = 0;           // load transfers
+  sim::Time load_time = 0;      // their summed duration
+};
+
+class HostKvTier {
+ public:
+  // REQUIRES: config.enabled().
+  explicit HostKvTier(const KvTierConfig& config);
+
+  HostKvTier(const HostKvTier&) = delete;
+  HostKvTier& operator=(const HostKvTier&) = delete;
+
+  // How many of chain[from], chain[from + 1], ... (at most `limit` - `from`)
+  // are held, consecutively. Changes nothing.
+  uint32_t Match(BlockChain chain, uint32_t from, uint32_t limit) const;
+
+  // Marks chain[from, from + blocks) as about to be loaded: until EndLoad, a
+  // Store never drops them to make room. REQUIRES: they are held (Match).
+  void BeginLoad(BlockChain chain, uint32_t from, uint32_t blocks);
+  // Ends the load begun last. If `done`, the blocks were loaded: they become
+  // the most recently used (the chain's first one last, so the deepest go
+  // first, as a radix cache evicts leaves first), and the transfer is counted.
+  // Returns its time (0 if !done).
+  sim::Time EndLoad(BlockChain chain, uint32_t from, uint32_t blocks, bool done);
+
+  // Copies the block `hash` in (or refreshes it if held), dropping the least
+  // recently used block not being loaded when full.
+  void Store(uint64_t hash);
+
+  // Forgets every block (the replica failed or starts cold).
+  void Clear();
+
+  const KvTierConfig& config() const { return config_; }
+  uint32_t held_blocks() const { return held_; }
+  const KvTierCounters& counters() const { return counters_; }
+  // Held hashes from least to most recently used (for tests).
+  std::vector<uint64_t> LruOrder() const;
+  // Checks the invariants above; an empty string or the first violation.
+  std::string CheckInvariants() const;
+
+ private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  struct Entry {
+    uint64_t hash = 0;
+    uint64_t load_epoch = 0;  // == epoch_: being loaded, not to be dropped
+    uint32_t prev = kNone;    // towards the least recently used
+    uint32_t next = kNone;
+  };
+  // The index keys are non-zero; a zero hash is stored under this stand-in.
+  static uint64_t Key(uint64_t hash) { return hash == 0 ? 0x9e3779b97f4a7c15ULL : hash; }
+  void Unlink(uint32_t e);
+  void PushMru(uint32_t e);
+
+  KvTierConfig config_;
+  sim::FlatHashIndex index_;     // Key(hash) -> entry
+  std::vector<Entry> entries_;   // capacity_blocks slots, allocated once
+  std::vector<uint32_t> spare_;  // free entry slots
+  uint32_t lru_ = kNone, mru_ = kNone;
+  uint32_t held_ = 0;
+  uint64_t epoch_ = 1;
+  KvTierCounters counters_;
+};
+
+}  // namespace kvroute::models
+
+#endif  // KVROUTE_MODELS_KV_TIER_H_
