@@ -3,7 +3,11 @@
 # note (seed 000) from scenarios/paper/, then writes the side-by-side tables of
 # docs/REPRODUCING.md and the plots.
 #
-#   scripts/reproduce.sh [OUT_DIR]        (default: reproduce/ in the repository)
+#   scripts/reproduce.sh [OUT_DIR [NAME...]]   (default: reproduce/ in the repository)
+#
+# With NAMEs (flagship, second_k128, regime_lose, canary_lambda10, ...: the
+# first argument of each run below) only those runs are made; the tables then
+# cover every result in OUT_DIR, from this call or an earlier one.
 #
 # Needs a Release build (scripts/bootstrap.sh run or test makes one). Each run
 # writes OUT_DIR/NAME.h5 and NAME.txt; OUT_DIR/timings.txt has the wall and
@@ -15,12 +19,21 @@ cd "$(dirname "$0")/.."
 kvroute=build/release/kvroute
 python=${KVROUTE_PYTHON:-/usr/bin/python3}
 jobs=$(nproc)
+only=("${@:2}")
+
+# wanted NAME: true when NAME is to run
+wanted() {
+  [ ${#only[@]} -eq 0 ] && return 0
+  local n
+  for n in "${only[@]}"; do [ "$n" = "$1" ] && return 0; done
+  return 1
+}
 if [ ! -x "$kvroute" ]; then
   echo "no $kvroute: run scripts/bootstrap.sh test first" >&2
   exit 1
 fi
 mkdir -p "$out/plots"
-: >"$out/timings.txt"
+[ ${#only[@]} -eq 0 ] && : >"$out/timings.txt"
 
 bootstrap_gaps='{kind: bootstrap, file: ../shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv, block: 64}'
 
@@ -28,13 +41,19 @@ bootstrap_gaps='{kind: bootstrap, file: ../shared/traces/azure2023/AzureLLMInfer
 run() {
   local name=$1 scenario=$2
   shift 2
-  local TIMEFORMAT='%R %U %S' times
+  wanted "$name" || return 0
+  local TIMEFORMAT='%R %U %S' times sets=() args=("$@")
+  for ((i = 0; i < ${#args[@]}; i++)); do  # the --set overrides, for workload-stats
+    if [ "${args[i]}" = --set ]; then sets+=(--set "${args[i + 1]}"); fi
+  done
   if ! times=$({ time "$kvroute" run "$scenario" "$@" --quiet --force --jobs "$jobs" \
     --out "$out/$name.h5" >"$out/$name.txt" 2>"$out/$name.err"; } 2>&1); then
     cat "$out/$name.err" >&2
     exit 1
   fi
   rm -f "$out/$name.err"
+  # The generated workload as the tables state it (reference load, first seed).
+  "$kvroute" workload-stats "$scenario" "${sets[@]}" >"$out/$name.workload.txt"
   read -r wall user sys <<<"$times"
   printf '%-18s wall %7.1f s   cpu %7.1f s\n' "$name" "$wall" "$(awk "BEGIN{print $user + $sys}")" |
     tee -a "$out/timings.txt" >&2
@@ -45,6 +64,7 @@ run() {
 point_json() {
   local name=$1 scenario=$2
   shift 2
+  wanted "$name" || return 0
   local TIMEFORMAT='%R' wall
   wall=$({ time "$kvroute" point "$scenario" "$@" --json >"$out/$name.json"; } 2>&1)
   printf '%-18s wall %7.1f s\n' "$name" "$wall" | tee -a "$out/timings.txt" >&2
@@ -54,7 +74,7 @@ total_start=$(date +%s)
 run flagship scenarios/paper/flagship.yaml
 # Sensitivity (not in the paper): the flagship with short outputs, where prefill
 # dominates; q_cap and W recalibrated by `kvroute calibrate` for it.
-run flagship_short_outputs scenarios/paper/flagship.yaml --seeds 2 \
+run flagship_short_outputs scenarios/paper/flagship.yaml \
   --set 'workload.output_tokens={kind: lognormal, median: 48, sigma: 0.5, min: 1, max: 2000}' \
   --set 'policies=[flat_lb, sticky, chwbl, {name: cacheroute, q_cap: 9.75, slots_per_replica: 39, interval_s: 3600}]' \
   --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
@@ -64,9 +84,9 @@ run ablation scenarios/paper/ablation.yaml
 run regime_win scenarios/paper/regime_win.yaml
 run regime_lose scenarios/paper/regime_lose.yaml
 run regime_tie scenarios/paper/regime_tie.yaml
-run bursty_gamma scenarios/paper/flagship.yaml --policies flat_lb,cacheroute --seeds 3 \
+run bursty_gamma scenarios/paper/flagship.yaml --policies flat_lb,cacheroute \
   --set 'workload.arrivals={kind: gamma, cv: 1.9}'
-run bursty_bootstrap scenarios/paper/flagship.yaml --policies flat_lb,cacheroute --seeds 3 \
+run bursty_bootstrap scenarios/paper/flagship.yaml --policies flat_lb,cacheroute \
   --set "workload.arrivals=$bootstrap_gaps"
 run drift scenarios/paper/drift.yaml
 run precision_k128 scenarios/paper/precision_fp16.yaml

@@ -34,7 +34,9 @@ def kvroute(*args):
 def run(name, scenario, *args):
     """Runs a sweep and returns (points, capacity rows) from its HDF5 file."""
     out = os.path.join(WORK, name + ".h5")
-    kvroute("run", scenario, "--quiet", "--jobs", str(os.cpu_count() or 1), "--out", out, *args)
+    # The grid only (no bisection): directions, not sizes, are checked here.
+    kvroute("run", scenario, "--quiet", "--jobs", str(os.cpu_count() or 1), "--out", out,
+            "--set", "sweep.precision_qps=0", *args)
     with h5py.File(out, "r") as f:
         return f["points"][()], f["capacity"][()]
 
