@@ -97,7 +97,7 @@ def ablation():
 
 
 def regimes():
-    _, cap = run("regime_lose", "scenarios/paper/regime_lose.yaml", "--seeds", "1",
+    _, cap = run("regime_lose", "scenarios/paper/regime_mixed.yaml", "--seeds", "1",
                  "--set", "duration_s=150", "--set", "warmup_s=30")
     ratio = capacity(cap, "cacheroute") / capacity(cap, "flat_lb")
     check(ratio <= 1.0, "§5.4 with little recoverable prefix affinity gains no capacity",
