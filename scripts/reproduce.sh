@@ -5,7 +5,7 @@
 #
 #   scripts/reproduce.sh [OUT_DIR [NAME...]]   (default: reproduce/ in the repository)
 #
-# With NAMEs (flagship, second_k128, regime_lose, canary_lambda10, ...: the
+# With NAMEs (flagship, second_k128, regime_share0.5_sigma1, canary_lambda10, ...: the
 # first argument of each run below) only those runs are made; the tables then
 # cover every result in OUT_DIR, from this call or an earlier one.
 #
@@ -72,9 +72,10 @@ point_json() {
 
 total_start=$(date +%s)
 run flagship scenarios/paper/flagship.yaml
+run flagship_synthetic scenarios/paper/flagship_synthetic.yaml
 # Sensitivity (not in the paper): the flagship with short outputs, where prefill
 # dominates; q_cap and W recalibrated by `kvroute calibrate` for it.
-run flagship_short_outputs scenarios/paper/flagship.yaml \
+run flagship_short_outputs scenarios/paper/flagship_synthetic.yaml \
   --set 'workload.output_tokens={kind: lognormal, median: 48, sigma: 0.5, min: 1, max: 2000}' \
   --set 'policies=[flat_lb, sticky, chwbl, {name: cacheroute, q_cap: 9.75, slots_per_replica: 39, interval_s: 3600}]' \
   --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
@@ -82,11 +83,24 @@ run second_k128 scenarios/paper/second_workload.yaml
 run second_k256 scenarios/paper/second_workload.yaml --set workload.active_keys=256
 run ablation scenarios/paper/ablation.yaml
 run regime_win scenarios/paper/regime_win.yaml
-run regime_lose scenarios/paper/regime_lose.yaml
-run regime_tie scenarios/paper/regime_tie.yaml
-run bursty_gamma scenarios/paper/flagship.yaml --policies flat_lb,cacheroute \
+# §5.4's lose and tie rows ("aggregate workloads" A and B) differ in how much
+# of the traffic shares a prefix and how skewed the key rates are; the paper
+# gives neither, so both are swept and every cell is shown. q_cap and W are
+# recalibrated per cell (the workload changes), by `kvroute calibrate`.
+for share in 0.25 0.5 0.75 0.9; do
+  for sigma in 0.5 1 2; do
+    cell=(--set "workload.prompt.no_prefix_share=$share"
+      --set "workload.rate_skew={kind: lognormal, sigma: $sigma}")
+    wanted "regime_share${share}_sigma$sigma" || continue
+    entry=$("$kvroute" calibrate scenarios/paper/regime_mixed.yaml "${cell[@]}" |
+      sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+    run "regime_share${share}_sigma$sigma" scenarios/paper/regime_mixed.yaml "${cell[@]}" \
+      --set "policies=[flat_lb, {$entry, interval_s: 3600}]"
+  done
+done
+run bursty_gamma scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute \
   --set 'workload.arrivals={kind: gamma, cv: 1.9}'
-run bursty_bootstrap scenarios/paper/flagship.yaml --policies flat_lb,cacheroute \
+run bursty_bootstrap scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute \
   --set "workload.arrivals=$bootstrap_gaps"
 run drift scenarios/paper/drift.yaml
 run precision_k128 scenarios/paper/precision_fp16.yaml
