@@ -61,7 +61,7 @@ def check(condition, claim, detail):
 
 def flagship():
     everyone = ("flat_lb", "sticky", "chwbl", "dualmap", "preble", "cacheroute")
-    pts, cap = run("flagship", "scenarios/paper/flagship.yaml", "--seeds", "1",
+    pts, cap = run("flagship", "scenarios/paper/flagship_synthetic.yaml", "--seeds", "1",
                    "--set", "duration_s=150", "--set", "warmup_s=40",
                    "--set", "sweep.qps=[40, 80, 100, 140]", "--set", "sweep.reference_qps=100")
     hit = {p: mean(pts, p, "token_hit_rate", 100) for p in everyone}
