@@ -75,10 +75,14 @@ run flagship scenarios/paper/flagship.yaml
 run flagship_synthetic scenarios/paper/flagship_synthetic.yaml
 # Sensitivity (not in the paper): the flagship with short outputs, where prefill
 # dominates; q_cap and W recalibrated by `kvroute calibrate` for it.
-run flagship_short_outputs scenarios/paper/flagship_synthetic.yaml \
-  --set 'workload.output_tokens={kind: lognormal, median: 48, sigma: 0.5, min: 1, max: 2000}' \
-  --set 'policies=[flat_lb, sticky, chwbl, {name: cacheroute, q_cap: 9.75, slots_per_replica: 39, interval_s: 3600}]' \
-  --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
+short=(--set 'workload.output_tokens={kind: lognormal, median: 48, sigma: 0.5, min: 1, max: 2000}')
+if wanted flagship_short_outputs; then
+  entry=$("$kvroute" calibrate scenarios/paper/flagship_synthetic.yaml --slo 1 "${short[@]}" |
+    sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+  run flagship_short_outputs scenarios/paper/flagship_synthetic.yaml "${short[@]}" \
+    --set "policies=[flat_lb, sticky, chwbl, {$entry, interval_s: 3600}]" \
+    --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
+fi
 run second_k128 scenarios/paper/second_workload.yaml
 run second_k256 scenarios/paper/second_workload.yaml --set workload.active_keys=256
 run ablation scenarios/paper/ablation.yaml
