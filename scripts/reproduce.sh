@@ -3,7 +3,11 @@
 # note (seed 000) from scenarios/paper/, then writes the side-by-side tables of
 # docs/REPRODUCING.md and the plots.
 #
-#   scripts/reproduce.sh [OUT_DIR]        (default: reproduce/ in the repository)
+#   scripts/reproduce.sh [OUT_DIR [NAME...]]   (default: reproduce/ in the repository)
+#
+# With NAMEs (flagship, second_k128, regime_share0.5_sigma1, canary_lambda10, ...: the
+# first argument of each run below) only those runs are made; the tables then
+# cover every result in OUT_DIR, from this call or an earlier one.
 #
 # Needs a Release build (scripts/bootstrap.sh run or test makes one). Each run
 # writes OUT_DIR/NAME.h5 and NAME.txt; OUT_DIR/timings.txt has the wall and
@@ -15,12 +19,21 @@ cd "$(dirname "$0")/.."
 kvroute=build/release/kvroute
 python=${KVROUTE_PYTHON:-/usr/bin/python3}
 jobs=$(nproc)
+only=("${@:2}")
+
+# wanted NAME: true when NAME is to run
+wanted() {
+  [ ${#only[@]} -eq 0 ] && return 0
+  local n
+  for n in "${only[@]}"; do [ "$n" = "$1" ] && return 0; done
+  return 1
+}
 if [ ! -x "$kvroute" ]; then
   echo "no $kvroute: run scripts/bootstrap.sh test first" >&2
   exit 1
 fi
 mkdir -p "$out/plots"
-: >"$out/timings.txt"
+[ ${#only[@]} -eq 0 ] && : >"$out/timings.txt"
 
 bootstrap_gaps='{kind: bootstrap, file: ../shared/traces/azure2023/AzureLLMInferenceTrace_conv.csv, block: 64}'
 
@@ -28,13 +41,19 @@ bootstrap_gaps='{kind: bootstrap, file: ../shared/traces/azure2023/AzureLLMInfer
 run() {
   local name=$1 scenario=$2
   shift 2
-  local TIMEFORMAT='%R %U %S' times
+  wanted "$name" || return 0
+  local TIMEFORMAT='%R %U %S' times sets=() args=("$@")
+  for ((i = 0; i < ${#args[@]}; i++)); do  # the --set overrides, for workload-stats
+    if [ "${args[i]}" = --set ]; then sets+=(--set "${args[i + 1]}"); fi
+  done
   if ! times=$({ time "$kvroute" run "$scenario" "$@" --quiet --force --jobs "$jobs" \
     --out "$out/$name.h5" >"$out/$name.txt" 2>"$out/$name.err"; } 2>&1); then
     cat "$out/$name.err" >&2
     exit 1
   fi
   rm -f "$out/$name.err"
+  # The generated workload as the tables state it (reference load, first seed).
+  "$kvroute" workload-stats "$scenario" "${sets[@]}" >"$out/$name.workload.txt"
   read -r wall user sys <<<"$times"
   printf '%-18s wall %7.1f s   cpu %7.1f s\n' "$name" "$wall" "$(awk "BEGIN{print $user + $sys}")" |
     tee -a "$out/timings.txt" >&2
@@ -45,6 +64,7 @@ run() {
 point_json() {
   local name=$1 scenario=$2
   shift 2
+  wanted "$name" || return 0
   local TIMEFORMAT='%R' wall
   wall=$({ time "$kvroute" point "$scenario" "$@" --json >"$out/$name.json"; } 2>&1)
   printf '%-18s wall %7.1f s\n' "$name" "$wall" | tee -a "$out/timings.txt" >&2
@@ -52,21 +72,39 @@ point_json() {
 
 total_start=$(date +%s)
 run flagship scenarios/paper/flagship.yaml
+run flagship_synthetic scenarios/paper/flagship_synthetic.yaml
 # Sensitivity (not in the paper): the flagship with short outputs, where prefill
 # dominates; q_cap and W recalibrated by `kvroute calibrate` for it.
-run flagship_short_outputs scenarios/paper/flagship.yaml --seeds 2 \
-  --set 'workload.output_tokens={kind: lognormal, median: 48, sigma: 0.5, min: 1, max: 2000}' \
-  --set 'policies=[flat_lb, sticky, chwbl, {name: cacheroute, q_cap: 9.75, slots_per_replica: 39, interval_s: 3600}]' \
-  --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
+short=(--set 'workload.output_tokens={kind: lognormal, median: 48, sigma: 0.5, min: 1, max: 2000}')
+if wanted flagship_short_outputs; then
+  entry=$("$kvroute" calibrate scenarios/paper/flagship_synthetic.yaml --slo 1 "${short[@]}" |
+    sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+  run flagship_short_outputs scenarios/paper/flagship_synthetic.yaml "${short[@]}" \
+    --set "policies=[flat_lb, sticky, chwbl, {$entry, interval_s: 3600}]" \
+    --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
+fi
 run second_k128 scenarios/paper/second_workload.yaml
 run second_k256 scenarios/paper/second_workload.yaml --set workload.active_keys=256
 run ablation scenarios/paper/ablation.yaml
 run regime_win scenarios/paper/regime_win.yaml
-run regime_lose scenarios/paper/regime_lose.yaml
-run regime_tie scenarios/paper/regime_tie.yaml
-run bursty_gamma scenarios/paper/flagship.yaml --policies flat_lb,cacheroute --seeds 3 \
+# §5.4's lose and tie rows ("aggregate workloads" A and B) differ in how much
+# of the traffic shares a prefix and how skewed the key rates are; the paper
+# gives neither, so both are swept and every cell is shown. q_cap and W are
+# recalibrated per cell (the workload changes), by `kvroute calibrate`.
+for share in 0.25 0.5 0.75 0.9; do
+  for sigma in 0.5 1 2; do
+    cell=(--set "workload.prompt.no_prefix_share=$share"
+      --set "workload.rate_skew={kind: lognormal, sigma: $sigma}")
+    wanted "regime_share${share}_sigma$sigma" || continue
+    entry=$("$kvroute" calibrate scenarios/paper/regime_mixed.yaml "${cell[@]}" |
+      sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+    run "regime_share${share}_sigma$sigma" scenarios/paper/regime_mixed.yaml "${cell[@]}" \
+      --set "policies=[flat_lb, {$entry, interval_s: 3600}]"
+  done
+done
+run bursty_gamma scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute \
   --set 'workload.arrivals={kind: gamma, cv: 1.9}'
-run bursty_bootstrap scenarios/paper/flagship.yaml --policies flat_lb,cacheroute --seeds 3 \
+run bursty_bootstrap scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute \
   --set "workload.arrivals=$bootstrap_gaps"
 run drift scenarios/paper/drift.yaml
 run precision_k128 scenarios/paper/precision_fp16.yaml

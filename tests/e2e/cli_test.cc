@@ -73,7 +73,7 @@ TEST(CliTest, QuickstartRunPrintsTheTableAndWritesTheFile) {
   EXPECT_GT(hits["sticky"], hits["flat_lb"]);
   EXPECT_GT(hits["cacheroute"], hits["flat_lb"]);
   H5::H5File file(path, H5F_ACC_RDONLY);
-  EXPECT_EQ(file.openDataSet("points").getSpace().getSimpleExtentNpoints(), 3 * 6 * 3);
+  EXPECT_EQ(file.openDataSet("points").getSpace().getSimpleExtentNpoints(), 3 * 10 * 3);
 }
 
 TEST(CliTest, PointJsonIsIdenticalAcrossRuns) {

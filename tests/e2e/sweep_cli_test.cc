@@ -29,7 +29,7 @@ std::string Path(const std::string& name) {
   return path;
 }
 
-// The quickstart cut short, with bisection and a baseline: 3 policies × 6
+// The quickstart cut short, with bisection and a baseline: 3 policies × 10
 // loads × 2 seeds plus bisection points, a few seconds.
 std::vector<std::string> Small(const std::string& out, std::vector<std::string> more = {}) {
   std::vector<std::string> args{"run",     "--quiet",

@@ -1,0 +1,139 @@
+"""Reading the results scripts/reproduce.sh writes, for analysis/paper_tables.py.
+
+A `Run` is one `kvroute run` HDF5 file: per-point metrics (mean ± 95% CI over the
+paired seeds at one load), per-seed capacities (analysis/paper_stats.py turns them
+into capacity statistics, paired ratios and verdicts) and the time series.
+"""
+import math
+import os
+
+import h5py
+import numpy as np
+
+from paper_stats import Seed, best_of, capacity_stats, paired_ratio, t975, widest_bracket
+
+# A capacity is resolved when its bracket is at most 2% of it wide, or 1 QPS (issue 13).
+RESOLVED_SHARE, RESOLVED_QPS = 0.02, 1.0
+
+
+def mean_ci(values):
+    values = [v for v in values if v is not None and math.isfinite(v)]
+    if not values:
+        return float("nan"), float("nan")
+    m = float(np.mean(values))
+    if len(values) < 2:
+        return m, float("nan")
+    half = t975(len(values) - 1) * float(np.std(values, ddof=1)) / math.sqrt(len(values))
+    return m, half
+
+
+def fmt(m, half, scale=1.0, digits=1, unit=""):
+    if not math.isfinite(m):
+        return "—" if m != math.inf else "∞"
+    text = f"{m * scale:.{digits}f}"
+    if math.isfinite(half) and half > 0:
+        text += f" ± {half * scale:.{digits}f}"
+    return text + unit
+
+
+class Run:
+    """One `kvroute run` output file."""
+
+    def __init__(self, path):
+        with h5py.File(path, "r") as f:
+            self.series = f["timeseries"][()] if "timeseries" in f else None
+            self.points = f["points"][()]
+            self.capacity = f["capacity"][()]
+            self.summary = f["summary"][()]
+            self.slos = f["slos"][()]
+
+    def policies(self):
+        seen = []
+        for p in self.summary["policy"]:
+            p = p.decode()
+            if p not in seen:
+                seen.append(p)
+        return seen
+
+    def seed_count(self):
+        return len(set(int(s) for s in self.capacity["seed"]))
+
+    def slo_index(self, threshold):
+        for row in self.slos:
+            if abs(row["threshold_s"] - threshold) < 1e-9:
+                return int(row["index"])
+        raise KeyError(threshold)
+
+    def point_values(self, policy, qps, column):
+        rows = self.points[(self.points["policy"] == policy.encode()) & (self.points["qps"] == qps)
+                           & (self.points["refinement_round"] == 0)]
+        return [float(v) for v in rows[column]]
+
+    def at(self, policy, qps, column, scale=1.0, digits=1, unit=""):
+        values = self.point_values(policy, qps, column)
+        infinite = sum(1 for v in values if v == math.inf)
+        if infinite:  # requests left unfinished: the percentile is unbounded
+            return f"∞ in {infinite}/{len(values)} seeds"
+        m, half = mean_ci(values)
+        return fmt(m, half, scale, digits, unit)
+
+    def hit(self, policy, qps):
+        return self.at(policy, qps, "token_hit_rate", 100, 1, "%")
+
+    def reference_qps(self):
+        return float(self.summary["reference_qps"][0])
+
+    def seeds(self, policy, threshold):
+        """{seed: Seed} of `policy` at the SLO `threshold`; a list of policies gives, per seed,
+        the best of them."""
+        if isinstance(policy, (list, tuple)):
+            return best_of([self.seeds(p, threshold) for p in policy])
+        rows = self.capacity[(self.capacity["policy"] == policy.encode())
+                             & (self.capacity["slo_index"] == self.slo_index(threshold))]
+        return {int(r["seed"]): Seed(float(r["capacity_qps"]), float(r["capacity_upper_qps"]),
+                                     bool(r["left_censored"]), bool(r["right_censored"]))
+                for r in rows}
+
+    def cap(self, policy, threshold):
+        """Capacity: mean [95% CI] over the uncensored seeds, censored seeds counted with their
+        bounds; '†' when some seed's bracket is wider than 2% (or 1 QPS)."""
+        seeds = self.seeds(policy, threshold)
+        rel, qps = widest_bracket(seeds)
+        mark = "" if rel <= RESOLVED_SHARE or qps <= RESOLVED_QPS else " †"
+        return capacity_stats(seeds).text(digits=1) + mark
+
+    def ratio(self, num, den, threshold):
+        """Paired ratio statistics (paper_stats.Stats) of num's capacity over den's."""
+        return paired_ratio(self.seeds(num, threshold), self.seeds(den, threshold))
+
+    def rebuild_dip(self, policy, qps, interval_s):
+        """Hit-rate points lost in the series bucket after each control tick against the
+        bucket before it, averaged over ticks and seeds: the re-warm cost of a new plan."""
+        dips = []
+        rows = np.flatnonzero((self.points["policy"] == policy.encode())
+                              & (self.points["qps"] == qps) & (self.points["refinement_round"] == 0))
+        for row in rows:
+            mine = self.series[self.series["point"] == row]
+            width = float(mine["start_s"][1] - mine["start_s"][0])
+            rate = dict(zip(mine["start_s"], mine["token_hit_rate"]))
+            t = interval_s
+            while t + width <= mine["start_s"][-1]:
+                before, after = rate.get(t - width), rate.get(t)
+                if before is not None and after is not None:
+                    dips.append(before - after)
+                t += interval_s
+        m, half = mean_ci(dips)
+        return fmt(m, half, 100, 1, " pts")
+
+
+def table(header, rows):
+    if not rows:
+        return ""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def load(directory, name):
+    path = os.path.join(directory, name + ".h5")
+    return Run(path) if os.path.exists(path) else None
