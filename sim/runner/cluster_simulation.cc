@@ -169,24 +169,9 @@ class ClusterSimulation : public models::ReplicaObserver {
     result.seed = spec_.seed;
     metrics_.Summarize(&result);
     for (const auto& replica : replicas_) AddReplicaTotals(*replica, &result);
-    if (event_view_) {
-      const KvViewCounters& v = event_view_->counters();
-      result.kv_view_lookups = v.lookups;
-      result.kv_view_overestimated = v.overestimated;
-      result.kv_view_underestimated = v.underestimated;
-      result.kv_view_error_blocks = v.error_blocks;
-    }
-    if (deployments_.size() == 1) {
-      result.policy_stats = deployments_[0].policy->Stats();
-    } else {
-      for (uint32_t d = 0; d < deployments_.size(); ++d) {
-        for (auto& [name, value] : deployments_[d].policy->Stats()) {
-          result.policy_stats.emplace_back(scenario_.deployments[d].name + "." + name, value);
-        }
-        result.deployment_names.push_back(scenario_.deployments[d].name);
-      }
-      result.deployment_series = router_.TakeSeries();
-    }
+    if (event_view_) event_view_->AddCounters(&result);
+    AddPolicyStats(scenario_, deployments_, &result);
+    if (deployments_.size() > 1) result.deployment_series = router_.TakeSeries();
     if (scaler_) scaler_->Finish(events_.Now(), &result);
     const double window = ToSeconds(end_of_arrivals_ - warmup_);
     result.mean_in_system = in_system_seconds_ / window;

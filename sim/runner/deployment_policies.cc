@@ -56,4 +56,18 @@ std::vector<Deployment> MakeDeployments(
   return deployments;
 }
 
+void AddPolicyStats(const Scenario& scenario, const std::vector<Deployment>& deployments,
+                    analysis::PointResult* result) {
+  if (deployments.size() == 1) {
+    result->policy_stats = deployments[0].policy->Stats();
+    return;
+  }
+  for (uint32_t d = 0; d < deployments.size(); ++d) {
+    for (auto& [name, value] : deployments[d].policy->Stats()) {
+      result->policy_stats.emplace_back(scenario.deployments[d].name + "." + name, value);
+    }
+    result->deployment_names.push_back(scenario.deployments[d].name);
+  }
+}
+
 }  // namespace kvroute::sim

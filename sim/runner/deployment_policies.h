@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "analysis/point_metrics.h"
 #include "models/cost_model.h"
 #include "models/replica.h"
 #include "policies/policy.h"
@@ -36,6 +37,12 @@ std::vector<Deployment> MakeDeployments(
     const models::CostModel& cost_model, uint32_t kv_blocks, const ReplicaCacheOracle& oracle,
     const RangedCacheOracle* event_view,
     const std::vector<std::unique_ptr<models::Replica>>& replicas, const models::RequestPool& pool);
+
+// The policies' named statistics into `result`: as they are with one
+// deployment, prefixed with the deployment's name (whose names are also
+// recorded) with several.
+void AddPolicyStats(const Scenario& scenario, const std::vector<Deployment>& deployments,
+                    analysis::PointResult* result);
 
 }  // namespace kvroute::sim
 

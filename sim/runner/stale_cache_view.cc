@@ -105,4 +105,11 @@ void StaleCacheView::CachedPrefixBlocksOf(uint32_t offset, std::span<const uint6
   }
 }
 
+void StaleCacheView::AddCounters(analysis::PointResult* result) const {
+  result->kv_view_lookups = counters_.lookups;
+  result->kv_view_overestimated = counters_.overestimated;
+  result->kv_view_underestimated = counters_.underestimated;
+  result->kv_view_error_blocks = counters_.error_blocks;
+}
+
 }  // namespace kvroute::sim

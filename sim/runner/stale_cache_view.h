@@ -20,6 +20,7 @@
 #include <span>
 #include <vector>
 
+#include "analysis/point_metrics.h"
 #include "models/kv_events.h"
 #include "sim/core/random_stream.h"
 #include "sim/core/ring_deque.h"
@@ -63,6 +64,8 @@ class StaleCacheView : public RangedCacheOracle {
                             std::span<uint32_t> out) const override;
 
   const KvViewCounters& counters() const { return counters_; }
+  // The counters into the point's kv_view_* fields.
+  void AddCounters(analysis::PointResult* result) const;
   uint64_t published() const { return published_; }  // events, lost ones included
   uint64_t lost() const { return lost_; }
 
