@@ -109,9 +109,11 @@ const RequestColumn kColumns[] = {
     {"output_tokens", "tokens", "output length asked for",
      [](R r, C, S o) { Integer(r.output_tokens, o); }},
     {"cached_tokens", "tokens",
-     "prompt tokens served from the GPU prefix cache at its first admission (the only tier "
-     "kvroute models)",
+     "prompt tokens served from the prefix cache at its first admission, all tiers",
      [](R r, C, S o) { Integer(r.hit_tokens, o); }},
+    {"dram_cached_tokens", "tokens",
+     "of cached_tokens, those loaded from the host DRAM tier (cluster.kv_tiers; 0 without)",
+     [](R r, C, S o) { Integer(r.host_hit_tokens, o); }},
     {"admitted", "", "1 once its prefill was first scheduled",
      [](R r, C, S o) { *o += r.admitted != sim::kNever ? "1" : "0"; }},
     {"queue_s", "s", "arrival to first scheduled: front end, routing and the engine's queue",

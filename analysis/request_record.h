@@ -26,7 +26,8 @@ struct RequestRecord {
   uint32_t replica = 0;                 // the last replica it was routed to
   uint32_t prompt_tokens = 0;
   uint32_t output_tokens = 0;
-  uint32_t hit_tokens = 0;  // served from the prefix cache at first admission
+  uint32_t hit_tokens = 0;       // served from the prefix cache at first admission
+  uint32_t host_hit_tokens = 0;  // of those, loaded from the host DRAM tier
   uint32_t preemptions = 0;
   uint32_t retries = 0;
 };

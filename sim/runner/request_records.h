@@ -28,6 +28,7 @@ inline analysis::RequestRecord MakeRecord(const models::InFlightRequest& r, cons
   record.prompt_tokens = r.request.prompt_tokens;
   record.output_tokens = r.request.output_tokens;
   record.hit_tokens = r.hit_tokens;
+  record.host_hit_tokens = r.host_hit_tokens;
   record.preemptions = r.preemptions;
   record.retries = r.retries;
   return record;

@@ -55,7 +55,7 @@ Csv ReadCsv(const std::string& path) {
 // A small cluster under pressure: a small KV pool (preemptions, rejections of
 // prompts that cannot fit), a replica failure with retries, a warm-up and a
 // short drain (unfinished requests).
-Scenario Pressured() {
+Scenario Pressured(const std::vector<std::string>& overrides = {}) {
   return LoadScenarioText(R"(name: pressured
 seed: 3
 duration_s: 60
@@ -78,7 +78,29 @@ failures:
   retry_limit: 1
   schedule: [{replica: 1, at_s: 20, recover_after_s: 10}, {replica: 3, at_s: 40}]
 )",
-                          "pressured.yaml", {});
+                          "pressured.yaml", overrides);
+}
+
+// With a host tier, the DRAM share of the cached tokens adds up to the
+// point's dram_token_hit_rate.
+TEST(RequestCsvTest, DramCachedTokensAddUpToThePointsDramHitRate) {
+  const Scenario s = Pressured({"cluster.kv_tiers={dram_gib: 2}"});
+  const std::string path = testing::TempDir() + "requests_dram.csv";
+  analysis::RequestCsvWriter writer(path, RequestCsvContextFor(s));
+  const analysis::PointResult r = RunPoint(s, PointSpec{0, 30, 3}, &writer);
+  writer.Commit();
+  const Csv csv = ReadCsv(path);
+  double prompt = 0, cached = 0, dram = 0;
+  for (size_t i = 0; i < csv.rows.size(); ++i) {
+    if (csv.rows[i].at("measured") != "1" || csv.rows[i].at("admitted") != "1") continue;
+    prompt += csv.Number(i, "prompt_tokens");
+    cached += csv.Number(i, "cached_tokens");
+    dram += csv.Number(i, "dram_cached_tokens");
+    EXPECT_LE(csv.Number(i, "dram_cached_tokens"), csv.Number(i, "cached_tokens"));
+  }
+  EXPECT_GT(dram, 0);
+  EXPECT_EQ(dram / prompt, r.dram_token_hit_rate);
+  EXPECT_EQ(cached / prompt, r.token_hit_rate);
 }
 
 TEST(RequestCsvTest, RowsAddUpToThePointsAggregates) {
