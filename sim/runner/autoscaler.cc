@@ -68,39 +68,37 @@ uint32_t Autoscaler::RateLimited(double now_s, uint32_t requested, uint32_t stab
     for (const ScalingPolicy& p : *policies) longest = std::max(longest, p.period_s);
   }
   while (!events_.empty() && events_.front().at_s <= now_s - longest) events_.pop_front();
-  using Type = ScalingPolicy::Type;
   if (stabilized > requested) {
-    if (spec_.scale_up_select == ScalingSelect::kDisabled) return requested;
-    const bool loosest = spec_.scale_up_select == ScalingSelect::kMax;
-    int64_t limit = loosest ? INT64_MIN : INT64_MAX;
-    for (const ScalingPolicy& p : spec_.scale_up_policies) {
-      const int64_t start = PeriodStart(now_s, requested, p.period_s);
-      // The percent proposal is rounded up, or a small count could never grow.
-      const int64_t proposed =
-          p.type == Type::kPods
-              ? start + static_cast<int64_t>(p.value)
-              : static_cast<int64_t>(std::ceil(static_cast<double>(start) * (1 + p.value / 100)));
-      limit = loosest ? std::max(limit, proposed) : std::min(limit, proposed);
-    }
-    limit = std::max<int64_t>(limit, requested);
-    return static_cast<uint32_t>(std::min<int64_t>(stabilized, limit));
+    return static_cast<uint32_t>(std::min<int64_t>(
+        stabilized, std::max<int64_t>(RateLimit(now_s, requested, true), requested)));
   }
   if (stabilized < requested) {
-    if (spec_.scale_down_select == ScalingSelect::kDisabled) return requested;
-    const bool loosest = spec_.scale_down_select == ScalingSelect::kMax;
-    int64_t limit = loosest ? INT64_MAX : INT64_MIN;
-    for (const ScalingPolicy& p : spec_.scale_down_policies) {
-      const int64_t start = PeriodStart(now_s, requested, p.period_s);
-      const int64_t proposed =
-          p.type == Type::kPods
-              ? start - static_cast<int64_t>(p.value)
-              : static_cast<int64_t>(static_cast<double>(start) * (1 - p.value / 100));
-      limit = loosest ? std::min(limit, proposed) : std::max(limit, proposed);
-    }
-    limit = std::min<int64_t>(limit, requested);
-    return static_cast<uint32_t>(std::max<int64_t>(stabilized, limit));
+    return static_cast<uint32_t>(std::max<int64_t>(
+        stabilized, std::min<int64_t>(RateLimit(now_s, requested, false), requested)));
   }
   return requested;
+}
+
+int64_t Autoscaler::RateLimit(double now_s, uint32_t requested, bool up) const {
+  const std::vector<ScalingPolicy>& policies =
+      up ? spec_.scale_up_policies : spec_.scale_down_policies;
+  const ScalingSelect select = up ? spec_.scale_up_select : spec_.scale_down_select;
+  if (select == ScalingSelect::kDisabled) return requested;
+  // kMax takes the loosest bound, kMin the tightest: the highest count going
+  // up is the loosest, the lowest going down.
+  const bool highest = (select == ScalingSelect::kMax) == up;
+  int64_t limit = highest ? INT64_MIN : INT64_MAX;
+  for (const ScalingPolicy& p : policies) {
+    const double start = static_cast<double>(PeriodStart(now_s, requested, p.period_s));
+    // The percent proposal is rounded up going up, or a small count could
+    // never grow; going down it is truncated.
+    const double proposed = p.type == ScalingPolicy::Type::kPods ? start + (up ? p.value : -p.value)
+                            : up ? std::ceil(start * (1 + p.value / 100))
+                                 : std::trunc(start * (1 - p.value / 100));
+    limit = highest ? std::max(limit, static_cast<int64_t>(proposed))
+                    : std::min(limit, static_cast<int64_t>(proposed));
+  }
+  return limit;
 }
 
 uint32_t Autoscaler::Scheduled(double now_s) const {

@@ -60,6 +60,8 @@ class Autoscaler {
   uint32_t Clamp(double replicas) const;
   uint32_t Stabilized(double now_s, uint32_t requested, uint32_t desired);
   uint32_t RateLimited(double now_s, uint32_t requested, uint32_t stabilized);
+  // The most (`up`) or fewest replicas the rate policies allow now.
+  int64_t RateLimit(double now_s, uint32_t requested, bool up) const;
   // The count at the start of a policy's period: `requested` less the changes
   // made after now_s - period_s.
   int64_t PeriodStart(double now_s, uint32_t requested, double period_s) const;

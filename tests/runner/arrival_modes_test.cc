@@ -9,14 +9,10 @@
 #include "analysis/request_record.h"
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/scenario_loader.h"
+#include "tests/runner/request_log.h"
 
 namespace kvroute::sim {
 namespace {
-
-struct Records : analysis::RequestRecorder {
-  void OnRequest(const analysis::RequestRecord& r) override { all.push_back(r); }
-  std::vector<analysis::RequestRecord> all;
-};
 
 Scenario OneReplica() {
   const char* text = R"(name: arrivals

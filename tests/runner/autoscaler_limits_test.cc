@@ -11,6 +11,7 @@
 #include "sim/runner/autoscaler.h"
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/scenario_loader.h"
+#include "tests/runner/request_log.h"
 
 namespace kvroute::sim {
 namespace {
@@ -115,12 +116,6 @@ slo: [{metric: ttft, percentile: 99, threshold_s: 5}]
 )",
                           "ttft_scaled");
 }
-
-class Records : public analysis::RequestRecorder {
- public:
-  void OnRequest(const analysis::RequestRecord& r) override { all.push_back(r); }
-  std::vector<analysis::RequestRecord> all;
-};
 
 uint32_t RequestedAt(const analysis::PointResult& r, double at_s) {
   uint32_t requested = 0;

@@ -13,6 +13,7 @@
 #include "analysis/request_record.h"
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/scenario_loader.h"
+#include "tests/runner/request_log.h"
 
 namespace kvroute::sim {
 namespace {
@@ -89,12 +90,6 @@ TEST(AutoscalerTest, ScheduleGivesItsCountAtEachTime) {
   EXPECT_EQ(scaler.Scheduled(60), 4u);
   EXPECT_EQ(scaler.Scheduled(500), 1u);
 }
-
-class Records : public analysis::RequestRecorder {
- public:
-  void OnRequest(const analysis::RequestRecord& r) override { all.push_back(r); }
-  std::vector<analysis::RequestRecord> all;
-};
 
 // Four replicas at most; two serve from the start; the schedule asks for four
 // at 60 s, two at 120 s and four again at 180 s; a new replica serves 30 s

@@ -11,16 +11,12 @@
 #include "analysis/request_record.h"
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/scenario_loader.h"
+#include "tests/runner/request_log.h"
 
 namespace kvroute::sim {
 namespace {
 
 using Record = analysis::RequestRecord;
-
-struct Records : analysis::RequestRecorder {
-  void OnRequest(const Record& r) override { all.push_back(r); }
-  std::vector<Record> all;
-};
 
 Scenario Load(const std::string& workload, const std::string& policies = "[round_robin]",
               int replicas = 1) {
