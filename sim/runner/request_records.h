@@ -30,6 +30,8 @@ inline analysis::RequestRecord MakeRecord(const models::InFlightRequest& r, cons
   record.hit_tokens = r.hit_tokens;
   record.preemptions = r.preemptions;
   record.retries = r.retries;
+  record.route_reason = r.route_reason;
+  record.route_score = r.route_score;
   return record;
 }
 
