@@ -210,5 +210,44 @@ TEST(RequestCsvTest, RunWritesOneFilePerPoint) {
   EXPECT_EQ(ReadCsv(path).rows.size(), r.offered);
 }
 
+// A request DualMap moves from one queue to another (Policy::Rebalance) is
+// recorded as `rebalanced`, without a score: its Route reason was about the
+// replica it left. The setting is cluster_simulation_test's, where moves happen.
+TEST(RequestCsvTest, MovedRequestsAreRebalanced) {
+  const Scenario s = LoadScenarioText(R"(name: moves
+seed: 1
+duration_s: 120
+warmup_s: 20
+drain_s: 60
+cluster: {profile: h100-llama3.1-8b-bf16, deployments: [{name: main, replicas: 4}]}
+workload:
+  keys: 200
+  prompt: {system_tokens: 1024, new_tokens: {kind: uniform, min: 32, max: 512}}
+  output_tokens: {kind: uniform, min: 1, max: 200}
+policies: [{name: dualmap, ttft_slo_s: 0.05}]
+sweep: {qps: [100]}
+slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
+)",
+                                      "moves.yaml", {});
+  struct Reasons : analysis::RequestRecorder {
+    void OnRequest(const analysis::RequestRecord& r) override {
+      ++count[r.route_reason != nullptr ? r.route_reason : ""];
+      if (r.route_reason != nullptr && std::string(r.route_reason) == "rebalanced") {
+        EXPECT_TRUE(std::isnan(r.route_score));
+      }
+    }
+    std::map<std::string, uint64_t> count;
+  } reasons;
+  const analysis::PointResult r = RunPoint(s, PointSpec{0, 100, 1}, &reasons);
+  double moves = 0;
+  for (const auto& [name, value] : r.policy_stats) {
+    if (name == "dualmap_rebalance_moves") moves = value;
+  }
+  EXPECT_GT(reasons.count["rebalanced"], 0u);
+  EXPECT_LE(static_cast<double>(reasons.count["rebalanced"]), moves);
+  EXPECT_EQ(reasons.count[""], 0u);
+  EXPECT_GT(reasons.count["prefix_match"], 0u);
+}
+
 }  // namespace
 }  // namespace kvroute::sim
