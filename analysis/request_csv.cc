@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
@@ -104,6 +105,21 @@ const RequestColumn kColumns[] = {
      "never scheduled",
      [](R r, C, S o) {
        if (Routed(r)) Integer(r.replica, o);
+     }},
+    {"route_reason", "",
+     "why the routing policy chose that replica, a word from the policy's vocabulary "
+     "(docs/POLICIES.md); with several deployments, the choice inside the deployment. "
+     "`rebalanced` when the policy later moved it from its queue; empty when never routed",
+     [](R r, C, S o) {
+       if (Routed(r) && r.route_reason != nullptr) *o += r.route_reason;
+     }},
+    {"route_score", "",
+     "the policy's own score of that replica, whose meaning the policy's reason table gives; "
+     "empty when it has none",
+     [](R r, C, S o) {
+       if (Routed(r) && r.route_reason != nullptr && !std::isnan(r.route_score)) {
+         Real(r.route_score, o);
+       }
      }},
     {"prompt_tokens", "tokens", "prompt length", [](R r, C, S o) { Integer(r.prompt_tokens, o); }},
     {"output_tokens", "tokens", "output length asked for",

@@ -5,6 +5,7 @@
 #define KVROUTE_ANALYSIS_REQUEST_RECORD_H_
 
 #include <cstdint>
+#include <limits>
 
 #include "sim/core/time.h"
 
@@ -30,6 +31,10 @@ struct RequestRecord {
   uint32_t host_hit_tokens = 0;  // of those, loaded from the host DRAM tier
   uint32_t preemptions = 0;
   uint32_t retries = 0;
+  // Why the policy chose `replica` inside its deployment: a static string
+  // from the policy's vocabulary (null: none) and its score (NaN: none).
+  const char* route_reason = nullptr;
+  double route_score = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Receives a record for every request once it is done with: completed,

@@ -4,6 +4,7 @@
 #define KVROUTE_MODELS_REQUEST_H_
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "models/kv_cache.h"
@@ -48,7 +49,11 @@ struct InFlightRequest {
   uint32_t computed_tokens = 0;  // tokens whose KV exists (cached prefix + computed)
   uint32_t generated_tokens = 0;
   uint32_t preemptions = 0;
-  uint32_t retries = 0;                   // times re-routed after its replica failed
+  uint32_t retries = 0;  // times re-routed after its replica failed
+  // Why the policy chose `replica` (policies/policy.h RouteExplanation): a
+  // static string, null when none; NaN score when none.
+  const char* route_reason = nullptr;
+  double route_score = std::numeric_limits<double>::quiet_NaN();
   sim::Time enqueued = 0;                 // reached its replica's engine
   sim::Time admitted_time = sim::kNever;  // first scheduled (ever_admitted)
   sim::Time first_token_time = sim::kNever;

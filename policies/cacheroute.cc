@@ -55,7 +55,15 @@ class CacheRoutePolicy : public Policy {
         best = r;
       }
     }
-    return best != UINT32_MAX ? best : PowerOfTwoChoices(view, rng_);
+    // plan: the lightest healthy member of the key's planned set T(b);
+    // fallback: an unplanned key (or no member healthy) by power of two
+    // choices. Score: the chosen replica's outstanding tokens, the load both
+    // rules compare.
+    const bool planned = best != UINT32_MAX;
+    if (!planned) best = PowerOfTwoChoices(view, rng_);
+    Explain(planned ? "plan" : "fallback",
+            static_cast<double>(view.replicas[best].outstanding_tokens()));
+    return best;
   }
 
   void OnDispatch(const models::Request& request, uint32_t, sim::Time) override {
@@ -163,7 +171,11 @@ PolicyInfo CacheRoutePolicyInfo() {
             {"measured", "workload"}}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<CacheRoutePolicy>(params, ctx);
-          }};
+          },
+          "",
+          {{"plan", "the lightest healthy member of the key's planned set"},
+           {"fallback", "unplanned key (or no member healthy): power of two choices"}},
+          "the chosen replica's outstanding tokens"};
 }
 
 }  // namespace kvroute::policies

@@ -31,9 +31,14 @@ class ChwblPolicy : public Policy {
       ++healthy;
     }
     const uint64_t capacity = BoundedLoadCapacity(total + 1, healthy, epsilon_);
-    return ring_.FirstAccepted(sim::Mix64(request.key), [&](uint32_t r) {
-      return view.healthy(r) && in_flight_[r] + 1 <= capacity;
-    });
+    const uint64_t hash = sim::Mix64(request.key);
+    const uint32_t pick = ring_.FirstAccepted(
+        hash, [&](uint32_t r) { return view.healthy(r) && in_flight_[r] + 1 <= capacity; });
+    // hash_owner: the key's successor took it; bounded_load: the walk passed
+    // the owner (full at C, or unhealthy). Score: C, the bound in requests.
+    Explain(pick == ring_.Successor(hash) ? "hash_owner" : "bounded_load",
+            static_cast<double>(capacity));
+    return pick;
   }
 
   void OnDispatch(const models::Request&, uint32_t replica, sim::Time) override {
@@ -52,13 +57,18 @@ class ChwblPolicy : public Policy {
 }  // namespace
 
 PolicyInfo ChwblPolicyInfo() {
-  return {"chwbl",
-          "consistent hashing with bounded loads: walk the ring past replicas at ceil((1+eps)*avg)",
-          {{"epsilon", 0.25, "load slack over the average, capacity ceil((1+eps)*avg)", false, 0},
-           {"virtual_nodes", 100, "points per replica on the hash ring", true, 1}},
-          [](const Params& params, const PolicyContext& ctx) {
-            return std::make_unique<ChwblPolicy>(params, ctx);
-          }};
+  return {
+      "chwbl",
+      "consistent hashing with bounded loads: walk the ring past replicas at ceil((1+eps)*avg)",
+      {{"epsilon", 0.25, "load slack over the average, capacity ceil((1+eps)*avg)", false, 0},
+       {"virtual_nodes", 100, "points per replica on the hash ring", true, 1}},
+      [](const Params& params, const PolicyContext& ctx) {
+        return std::make_unique<ChwblPolicy>(params, ctx);
+      },
+      "",
+      {{"hash_owner", "the key's owner on the ring"},
+       {"bounded_load", "the owner was full (or unhealthy); the first replica under the bound"}},
+      "the bound C on in-flight requests a replica may hold"};
 }
 
 }  // namespace kvroute::policies

@@ -75,7 +75,14 @@ class DualMapPolicy : public Policy {
     key_levels_ += key.levels;
     ++routed_;
     const DualHashRings::Candidates c = rings_.Pick(KeyHash(key, request), view);
-    if (c.first == c.second) return c.first;
+    // single_candidate: both rings gave one replica; otherwise of the two,
+    // prefix_match (more cached blocks), least_load (as many, fewer
+    // outstanding tokens) or slo_switch (the other, as the first would miss
+    // the SLO). Score: the pick's predicted tokens, the SLO's measure.
+    if (c.first == c.second) {
+      Explain("single_candidate");
+      return c.first;
+    }
 
     const uint32_t hit1 = HitBlocks(c.first, request, view);
     const uint32_t hit2 = HitBlocks(c.second, request, view);
@@ -84,6 +91,7 @@ class DualMapPolicy : public Policy {
                                             view.replicas[c.first].outstanding_tokens())) {
       std::swap(pick, other);
     }
+    const char* reason = hit1 != hit2 ? "prefix_match" : "least_load";
     double pick_tokens = PredictedTokens(view, pick, request, pick == c.first ? hit1 : hit2);
     const double other_tokens =
         PredictedTokens(view, other, request, pick == c.first ? hit2 : hit1);
@@ -91,7 +99,9 @@ class DualMapPolicy : public Policy {
       std::swap(pick, other);
       pick_tokens = other_tokens;
       ++slo_switches_;
+      reason = "slo_switch";
     }
+    Explain(reason, pick_tokens);
     if (rebalance_ && pick_tokens > slo_tokens_ &&
         static_cast<double>(view.replicas[other].prefill_tokens) > slo_tokens_) {
       hot_ = {pick, other};
@@ -252,7 +262,13 @@ PolicyInfo DualMapPolicyInfo() {
           throw PolicyConfigError("policy 'dualmap': shrink_factor must not exceed extend_factor");
         }
         return std::make_unique<DualMapPolicy>(params, ctx);
-      }};
+      },
+      "",
+      {{"single_candidate", "both rings gave one replica"},
+       {"prefix_match", "of two candidates, more cached blocks"},
+       {"least_load", "of two candidates with as many cached blocks, fewer outstanding tokens"},
+       {"slo_switch", "the other candidate, as the first would miss the SLO"}},
+      "the chosen replica's predicted tokens, the SLO's measure (none for single_candidate)"};
 }
 
 }  // namespace kvroute::policies

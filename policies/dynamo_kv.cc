@@ -65,7 +65,11 @@ class DynamoKvPolicy : public Policy {
       double decode_blocks = static_cast<double>(active_blocks_[w]) + (request_blocks - overlap);
       logits_[w] = weight_ * prefill_tokens / block_ + decode_blocks;
     }
-    return DynamoSelect(logits_, temperature_, rng_, scratch_);
+    // prefix_match: the chosen worker holds part of the prompt; no_overlap:
+    // it holds none. Score: its logit (selector.rs), lower is better.
+    const uint32_t pick = DynamoSelect(logits_, temperature_, rng_, scratch_);
+    Explain(overlaps_[pick] > 0 ? "prefix_match" : "no_overlap", logits_[pick]);
+    return pick;
   }
 
   void OnDispatch(const models::Request& request, uint32_t replica, sim::Time now) override {
@@ -111,7 +115,10 @@ PolicyInfo DynamoKvPolicyInfo() {
       [](const Params& params, const PolicyContext& ctx) {
         return std::make_unique<DynamoKvPolicy>(params, ctx);
       },
-      "with cache_state: events"};
+      "with cache_state: events",
+      {{"prefix_match", "it holds part of the prompt"},
+       {"no_overlap", "it holds none of the prompt"}},
+      "the chosen worker's logit (lower is better)"};
 }
 
 }  // namespace kvroute::policies

@@ -11,7 +11,10 @@ class FlatLbPolicy : public Policy {
  public:
   explicit FlatLbPolicy(uint64_t seed) : rng_(seed, "policy.flat_lb") {}
   uint32_t Route(const models::Request&, const ClusterView& view) override {
-    return PowerOfTwoChoices(view, rng_);
+    // Score: the winner's outstanding tokens, the load the two draws compared.
+    const uint32_t pick = PowerOfTwoChoices(view, rng_);
+    Explain("two_choices", static_cast<double>(view.replicas[pick].outstanding_tokens()));
+    return pick;
   }
 
  private:
@@ -26,7 +29,10 @@ PolicyInfo FlatLbPolicyInfo() {
           {},
           [](const Params&, const PolicyContext& ctx) {
             return std::make_unique<FlatLbPolicy>(ctx.seed);
-          }};
+          },
+          "",
+          {{"two_choices", "the less loaded of two random replicas"}},
+          "the chosen replica's outstanding tokens"};
 }
 
 }  // namespace kvroute::policies

@@ -42,7 +42,10 @@ class FlexLbPolicy : public Policy {
     uint32_t count = FlexLbCandidates(endpoints_, config_, candidates_);
     uint64_t pick = rng_.UniformInt(count);
     for (uint32_t r = 0; r < view.size(); ++r) {
-      if (candidates_[r] && pick-- == 0) return r;
+      if (candidates_[r] && pick-- == 0) {
+        Explain("within_tolerance", endpoints_[r].cost_ms);  // score: its S_e, ms
+        return r;
+      }
     }
     return 0;  // unreachable: `count` candidates are marked
   }
@@ -66,7 +69,10 @@ PolicyInfo FlexLbPolicyInfo() {
            {"outlier_factor", 3, "drop replicas above this x average pending or wait", false, 0}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<FlexLbPolicy>(params, ctx);
-          }};
+          },
+          "",
+          {{"within_tolerance", "drawn among replicas within the tolerance of the least cost"}},
+          "the chosen replica's cost S_e, ms"};
 }
 
 }  // namespace kvroute::policies

@@ -34,6 +34,7 @@ class LeastLoadedPolicy : public Policy {
         best = r;  // reservoir sampling: uniform among the minima
       }
     }
+    Explain("least_load", best_load);  // score: its load in the chosen measure
     return best;
   }
 
@@ -63,7 +64,10 @@ PolicyInfo LeastLoadedPolicyInfo() {
           {{"measure", 0, "load measure", false, 0, {"requests", "tokens", "work"}}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<LeastLoadedPolicy>(params, ctx);
-          }};
+          },
+          "",
+          {{"least_load", "the least loaded replica"}},
+          "the chosen replica's load in the chosen measure"};
 }
 
 }  // namespace kvroute::policies

@@ -75,6 +75,10 @@ class LlmdPolicy : public Policy {
         best = e;
       }
     }
+    // prefix_match: the chosen pod matched part of the prompt; load_score:
+    // it matched none, so queue and KV scores decided. Score: its weighted
+    // score sum (the scheduler's, higher is better).
+    Explain(matched_[best] > 0 ? "prefix_match" : "load_score", best_score);
     return best;
   }
 
@@ -120,7 +124,10 @@ PolicyInfo LlmdPolicyInfo() {
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<LlmdPolicy>(params, ctx);
           },
-          "with prefix_cache: precise"};
+          "with prefix_cache: precise",
+          {{"prefix_match", "it matched part of the prompt"},
+           {"load_score", "no match: queue and KV scores decided"}},
+          "the chosen pod's weighted score sum (higher is better)"};
 }
 
 }  // namespace kvroute::policies

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <span>
 #include <string>
 #include <utility>
@@ -85,6 +86,18 @@ struct PolicyContext {
   std::function<void(sim::Time, std::vector<double>*)> true_key_rates;
 };
 
+// Why a policy's last Route chose its replica, for per-request output (the
+// request CSV's route_reason and route_score). `reason` is a word from the
+// policy's fixed vocabulary, a static string (never allocated, never freed);
+// null when the policy gave none. `score` is the number the policy's own
+// algorithm ranked or placed the chosen replica by, NaN when it has none; each
+// policy's file says what its reasons and score mean.
+struct RouteExplanation {
+  static constexpr double kNoScore = std::numeric_limits<double>::quiet_NaN();
+  const char* reason = nullptr;
+  double score = kNoScore;
+};
+
 class Policy {
  public:
   virtual ~Policy() = default;
@@ -92,6 +105,9 @@ class Policy {
   // Chooses the replica that serves `request`.
   // REQUIRES: at least one replica in `view` is healthy. ENSURES: the result is healthy.
   virtual uint32_t Route(const models::Request& request, const ClusterView& view) = 0;
+  // Why the last Route chose its replica: read right after Route, before the
+  // next call replaces it.
+  const RouteExplanation& LastRoute() const { return last_route_; }
 
   virtual void OnDispatch(const models::Request& /*request*/, uint32_t /*replica*/,
                           sim::Time /*now*/) {}
@@ -116,6 +132,15 @@ class Policy {
 
   // Named statistics reported with each point (e.g. a planner's admitted keys).
   virtual std::vector<std::pair<std::string, double>> Stats() const { return {}; }
+
+ protected:
+  // Route states its reason, a string literal, and its score if it has one.
+  void Explain(const char* reason, double score = RouteExplanation::kNoScore) {
+    last_route_ = {reason, score};
+  }
+
+ private:
+  RouteExplanation last_route_;
 };
 
 }  // namespace kvroute::policies

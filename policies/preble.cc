@@ -77,16 +77,25 @@ class PreblePolicy : public Policy {
       histogram_.OnSplit(split);
     }
     ++routed_;
-    if (leaf == PrebleTree::kRoot) return Cheapest(view, {});  // no full block: nothing to track
+    if (leaf == PrebleTree::kRoot) {  // no full block: nothing to track
+      const uint32_t pick = Cheapest(view, {});
+      Explain("no_prefix", Cost(pick));
+      return pick;
+    }
     uint32_t important = leaf, steps = 0;
     for (; !tree_.large(important); ++steps) important = tree_.parent(important);
 
+    // exploit: the cached prefix outweighs the new part, so the cheapest
+    // replica holding it; explore: the cheapest replica anywhere. Score: the
+    // chosen replica's load cost (Cost, calculate_min_load_cost's measure).
     uint32_t pick;
     if (tree_.blocks(leaf) < tree_.context_so_far(leaf)) {
       pick = Exploit(leaf, view);
       ++exploits_;
+      Explain("exploit", Cost(pick));
     } else {
       pick = Cheapest(view, {});
+      Explain("explore", Cost(pick));
     }
     histogram_.AllocatePath(leaf, pick);
     histogram_.AddRefsOnPath(leaf, pick, +1);
@@ -299,7 +308,12 @@ PolicyInfo PreblePolicyInfo() {
             false, 0}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<PreblePolicy>(params, ctx);
-          }};
+          },
+          "",
+          {{"exploit", "cached prefix longer than the new part: the cheapest replica holding it"},
+           {"explore", "the cheapest replica anywhere"},
+           {"no_prefix", "no full block: the cheapest replica anywhere"}},
+          "the chosen replica's load cost"};
 }
 
 }  // namespace kvroute::policies

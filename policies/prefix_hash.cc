@@ -28,7 +28,14 @@ class PrefixHashPolicy : public Policy {
     uint64_t prefix = n > 0 ? request.block_hashes[n - 1] : sim::Mix64(request.key);
     uint64_t hash =
         hash_by_ == HashBy::kTenant ? sim::Combine(request.tenant, prefix) : sim::Mix64(prefix);
-    return ring_.SuccessorHealthy(hash, view);
+    // prefix_hash / key_hash (no full block to hash), owner_down when the
+    // hash's owner was unhealthy; score: the leading blocks hashed (n).
+    const uint32_t pick = ring_.SuccessorHealthy(hash, view);
+    Explain(pick != ring_.Successor(hash) ? "owner_down"
+            : n > 0                       ? "prefix_hash"
+                                          : "key_hash",
+            static_cast<double>(n));
+    return pick;
   }
 
  private:
@@ -53,7 +60,12 @@ PolicyInfo PrefixHashPolicyInfo() {
        {"virtual_nodes", 100, "points per replica on the hash ring", true, 1}},
       [](const Params& params, const PolicyContext& ctx) {
         return std::make_unique<PrefixHashPolicy>(params, ctx);
-      }};
+      },
+      "",
+      {{"prefix_hash", "the owner of the prompt's leading blocks"},
+       {"key_hash", "no full block: the owner of the routing key"},
+       {"owner_down", "the owner was unhealthy; the next healthy one on the ring"}},
+      "the leading blocks hashed (0 for key_hash)"};
 }
 
 }  // namespace kvroute::policies

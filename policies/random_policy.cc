@@ -9,6 +9,7 @@ class RandomPolicy : public Policy {
  public:
   explicit RandomPolicy(uint64_t seed) : rng_(seed, "policy.random") {}
   uint32_t Route(const models::Request&, const ClusterView& view) override {
+    Explain("random");  // a uniform draw; nothing more to say
     return UniformHealthy(view, rng_);
   }
 
@@ -24,7 +25,10 @@ PolicyInfo RandomPolicyInfo() {
           {},
           [](const Params&, const PolicyContext& ctx) {
             return std::make_unique<RandomPolicy>(ctx.seed);
-          }};
+          },
+          "",
+          {{"random", "a uniform draw"}},
+          ""};
 }
 
 }  // namespace kvroute::policies

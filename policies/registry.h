@@ -50,6 +50,11 @@ class Params {
   std::vector<double> values_;
 };
 
+struct RouteReasonSpec {
+  std::string reason;
+  std::string meaning;
+};
+
 struct PolicyInfo {
   std::string name;
   std::string description;
@@ -60,6 +65,11 @@ struct PolicyInfo {
   // cache_state: events"). Its ClusterView::cache then answers from those
   // events as cluster.kv_events delays and loses them (DESIGN.md, "Policy").
   std::string kv_event_view = "";
+  // What the policy's Route explains (Policy::Explain, the request CSV's
+  // route_reason and route_score): each reason it gives, with its meaning,
+  // and what its score is ("" when it gives none).
+  std::vector<RouteReasonSpec> route_reasons = {};
+  std::string route_score = "";
 };
 
 // A policy name or parameter that is not valid; the message lists valid ones.

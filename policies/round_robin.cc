@@ -15,7 +15,10 @@ class RoundRobinPolicy : public Policy {
     for (uint32_t r = 0; r < view.size(); ++r) healthy += view.healthy(r) ? 1 : 0;
     uint64_t k = counter_++ % healthy;
     for (uint32_t r = 0; r < view.size(); ++r) {
-      if (view.healthy(r) && k-- == 0) return r;
+      if (view.healthy(r) && k-- == 0) {
+        Explain("round_robin");  // its turn; nothing more to say
+        return r;
+      }
     }
     return 0;
   }
@@ -30,7 +33,10 @@ PolicyInfo RoundRobinPolicyInfo() {
   return {"round_robin",
           "the next healthy replica in turn (SGLang round_robin)",
           {},
-          [](const Params&, const PolicyContext&) { return std::make_unique<RoundRobinPolicy>(); }};
+          [](const Params&, const PolicyContext&) { return std::make_unique<RoundRobinPolicy>(); },
+          "",
+          {{"round_robin", "its turn in the rotation"}},
+          ""};
 }
 
 }  // namespace kvroute::policies

@@ -16,7 +16,12 @@ class SessionAffinityPolicy : public Policy {
       : ring_(replicas, virtual_nodes) {}
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
-    return ring_.SuccessorHealthy(sim::Mix64(request.session), view);
+    // hash_owner: the session's successor on the ring; owner_down: it was
+    // unhealthy and the session walked on.
+    const uint64_t hash = sim::Mix64(request.session);
+    const uint32_t pick = ring_.SuccessorHealthy(hash, view);
+    Explain(pick == ring_.Successor(hash) ? "hash_owner" : "owner_down");
+    return pick;
   }
 
  private:
@@ -32,7 +37,11 @@ PolicyInfo SessionAffinityPolicyInfo() {
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<SessionAffinityPolicy>(
                 ctx.num_replicas, static_cast<uint32_t>(params.Get("virtual_nodes")));
-          }};
+          },
+          "",
+          {{"hash_owner", "the session's owner on the ring"},
+           {"owner_down", "the owner was unhealthy; the next healthy one on the ring"}},
+          ""};
 }
 
 }  // namespace kvroute::policies

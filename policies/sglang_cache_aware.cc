@@ -42,7 +42,14 @@ class SglangCacheAwarePolicy : public Policy {
   }
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
-    uint32_t pick = Imbalanced() ? ShortestQueue(view) : ByCache(request, view);
+    uint32_t pick;
+    if (Imbalanced()) {
+      // least_load: the imbalanced branch; score: the pick's in-flight count.
+      pick = ShortestQueue(view);
+      Explain("least_load", static_cast<double>(in_flight_[pick]));
+    } else {
+      pick = ByCache(request, view);
+    }
     if (tree_) tree_->Insert(request.block_hashes, pick, view.now);
     return pick;
   }
@@ -78,12 +85,20 @@ class SglangCacheAwarePolicy : public Policy {
         tree_ ? tree_->PrefixMatch(chain, view.now) : ExactMatch(request, view);
     double rate =
         chain.empty() ? 0.0 : static_cast<double>(match.blocks) / static_cast<double>(chain.size());
-    uint32_t pick = rate > cache_threshold_ && match.tenant != BlockRadixTree::kNoTenant
-                        ? match.tenant
-                        : Smallest(view);
-    if (view.healthy(pick)) return pick;
+    const bool matched = rate > cache_threshold_ && match.tenant != BlockRadixTree::kNoTenant;
+    uint32_t pick = matched ? match.tenant : Smallest(view);
+    // prefix_match: the match rate beat cache_threshold; smallest_cache:
+    // it did not, so the smallest tree (or least KV use); fallback: that
+    // replica was unhealthy. Score: the match rate, matched / prompt blocks.
+    if (view.healthy(pick)) {
+      Explain(matched ? "prefix_match" : "smallest_cache", rate);
+      return pick;
+    }
     for (uint32_t r = 0; r < view.size(); ++r) {
-      if (view.healthy(r)) return r;
+      if (view.healthy(r)) {
+        Explain("fallback", rate);
+        return r;
+      }
     }
     return pick;  // unreachable: Route requires a healthy replica
   }
@@ -148,7 +163,12 @@ PolicyInfo SglangCacheAwarePolicyInfo() {
       [](const Params& params, const PolicyContext& ctx) {
         return std::make_unique<SglangCacheAwarePolicy>(params, ctx);
       },
-      "with cache_state: exact"};
+      "with cache_state: exact",
+      {{"prefix_match", "match rate above cache_threshold: the replica holding it"},
+       {"smallest_cache", "match rate too low: the smallest cache"},
+       {"least_load", "load imbalanced: the fewest in flight"},
+       {"fallback", "the chosen replica was unhealthy: the first healthy one"}},
+      "the match rate (matched / prompt blocks); in-flight requests for least_load"};
 }
 
 }  // namespace kvroute::policies

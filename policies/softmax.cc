@@ -32,7 +32,10 @@ class SoftmaxPolicy : public Policy {
                                   : std::numeric_limits<double>::infinity();
     }
     ExponentialDecayProbabilities(costs_, delta_s_, probabilities_);
-    return SampleIndex(probabilities_, rng_);
+    // Score: S_i of the sampled replica, seconds.
+    const uint32_t pick = SampleIndex(probabilities_, rng_);
+    Explain("softmax_sample", costs_[pick]);
+    return pick;
   }
 
  private:
@@ -52,7 +55,10 @@ PolicyInfo SoftmaxPolicyInfo() {
           {{"delta_ms", 20, "Δ: each Δ of extra cost halves the odds, ms", false, 1e-6}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<SoftmaxPolicy>(params, ctx);
-          }};
+          },
+          "",
+          {{"softmax_sample", "drawn with p ∝ 2^(-S/delta)"}},
+          "the chosen replica's cost S, seconds"};
 }
 
 }  // namespace kvroute::policies

@@ -12,7 +12,12 @@ class StickyPolicy : public Policy {
  public:
   StickyPolicy(uint32_t replicas, uint32_t virtual_nodes) : ring_(replicas, virtual_nodes) {}
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
-    return ring_.SuccessorHealthy(sim::Mix64(request.key), view);
+    // hash_owner: the key's successor on the ring; owner_down: it was
+    // unhealthy and the key walked on.
+    const uint64_t hash = sim::Mix64(request.key);
+    const uint32_t pick = ring_.SuccessorHealthy(hash, view);
+    Explain(pick == ring_.Successor(hash) ? "hash_owner" : "owner_down");
+    return pick;
   }
 
  private:
@@ -28,7 +33,11 @@ PolicyInfo StickyPolicyInfo() {
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<StickyPolicy>(
                 ctx.num_replicas, static_cast<uint32_t>(params.Get("virtual_nodes")));
-          }};
+          },
+          "",
+          {{"hash_owner", "the key's owner on the ring"},
+           {"owner_down", "the owner was unhealthy; the next healthy one on the ring"}},
+          ""};
 }
 
 }  // namespace kvroute::policies

@@ -247,6 +247,8 @@ class ClusterSimulation : public models::ReplicaObserver {
     models::InFlightRequest& r = pool_[slot];
     const uint32_t d = router_.Pick(r.request, now, loads_);
     if (d == router_.count()) {
+      r.route_reason = nullptr;  // never routed (a retry's earlier reason no longer holds)
+      r.route_score = policies::RouteExplanation::kNoScore;
       metrics_.OnFailed(r.request);
       Release(slot, analysis::RequestRecord::Outcome::kFailed, now);
       return;
@@ -254,6 +256,8 @@ class ClusterSimulation : public models::ReplicaObserver {
     Deployment& dep = deployments_[d];
     const uint32_t local = dep.policy->Route(r.request, View(now, d));
     r.replica = dep.offset + local;
+    r.route_reason = dep.policy->LastRoute().reason;  // the choice inside deployment d
+    r.route_score = dep.policy->LastRoute().score;
     router_.OnRouted(r.request, d);
     if (frontend_latency_ > 0) {
       events_.Push(now + frontend_latency_, EventKind::kEnqueue, slot);
@@ -330,6 +334,8 @@ class ClusterSimulation : public models::ReplicaObserver {
       models::InFlightRequest& r = pool_[slot];
       dep.policy->OnComplete(r.request, move.from, now);  // it no longer waits there
       r.replica = to;
+      r.route_reason = "rebalanced";  // the policy moved it off its routed replica
+      r.route_score = policies::RouteExplanation::kNoScore;
       if (!replicas_[to]->Enqueue(slot, now)) {  // replicas share one pool size: cannot happen
         metrics_.OnRejected(r.request);
         Release(slot, analysis::RequestRecord::Outcome::kRejected, now);

@@ -31,6 +31,8 @@ inline analysis::RequestRecord MakeRecord(const models::InFlightRequest& r, cons
   record.host_hit_tokens = r.host_hit_tokens;
   record.preemptions = r.preemptions;
   record.retries = r.retries;
+  record.route_reason = r.route_reason;
+  record.route_score = r.route_score;
   return record;
 }
 

@@ -228,6 +228,8 @@ TEST_F(DualMapTest, CandidateWithMoreCacheReuseWinsOverALighterOne) {
   cache.blocks_[c1] = 2;
   cache.blocks_[c2] = 5;
   EXPECT_EQ(policy->Route(r, ClusterView{loads, 0, &cache}), c2);
+  EXPECT_STREQ(policy->LastRoute().reason, "prefix_match");
+  EXPECT_EQ(policy->LastRoute().score, 500 + (25 - 5) * 16);  // queued + uncached tokens
 }
 
 TEST_F(DualMapTest, EqualReuseGoesToTheLessLoadedThenToRingOne) {
@@ -240,6 +242,7 @@ TEST_F(DualMapTest, EqualReuseGoesToTheLessLoadedThenToRingOne) {
   EXPECT_EQ(policy->Route(r, ClusterView{loads, 0, &cache}), c1);
   loads[c1].decode_tokens = 10;  // owes more tokens
   EXPECT_EQ(policy->Route(r, ClusterView{loads, 0, &cache}), c2);
+  EXPECT_STREQ(policy->LastRoute().reason, "least_load");
   // Replicas that are not candidates never get it, however idle.
   loads[c1].decode_tokens = 400;
   loads[c2].decode_tokens = 300;
@@ -268,8 +271,12 @@ TEST_F(DualMapTest, SloSwitchTakesTheOtherCandidateWhenItPredictsLess) {
   auto loads = Loads(4);
   loads[c2].prefill_tokens = 800;
   EXPECT_EQ(policy->Route(r, ClusterView{loads, 0, &cache}), c1);
+  EXPECT_STREQ(policy->LastRoute().reason, "slo_switch");
+  EXPECT_EQ(policy->LastRoute().score, 400);
   loads[c2].prefill_tokens = 600;  // 600 + 320 = 920 fits: reuse wins again
   EXPECT_EQ(policy->Route(r, ClusterView{loads, 0, &cache}), c2);
+  EXPECT_STREQ(policy->LastRoute().reason, "prefix_match");
+  EXPECT_EQ(policy->LastRoute().score, 920);
   loads[c2].prefill_tokens = 800;
   loads[c1].prefill_tokens = 2000;  // 2400 > 1120: switching would not help
   EXPECT_EQ(policy->Route(r, ClusterView{loads, 0, &cache}), c2);

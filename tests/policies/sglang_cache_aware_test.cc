@@ -107,6 +107,8 @@ TEST_F(SglangCacheAwareTest, ImbalancedLoadGoesToTheShortestQueue) {
   for (int i = 0; i < 20; ++i) policy->OnDispatch(Prompt("x"), 0, 0);
   for (int i = 0; i < 10; ++i) {
     EXPECT_EQ(policy->Route(Prompt("request " + std::to_string(i)), ClusterView{loads, 0}), 1u);
+    EXPECT_STREQ(policy->LastRoute().reason, "least_load");
+    EXPECT_EQ(policy->LastRoute().score, 0);  // w2's in-flight count
   }
 }
 
@@ -119,8 +121,12 @@ TEST_F(SglangCacheAwareTest, FollowsAMatchAboveTheThresholdElseTheSmallestTenant
   EXPECT_EQ(policy->Route(Prompt("other B"), view), 1u);
   // 15 of 16 blocks match on replica 0: rate 0.94 > 0.5.
   EXPECT_EQ(policy->Route(Prompt("system prompt AX"), view), 0u);
+  EXPECT_STREQ(policy->LastRoute().reason, "prefix_match");
+  EXPECT_DOUBLE_EQ(policy->LastRoute().score, 15.0 / 16);
   // 2 of 6 blocks match ("ot"): 0.33 <= 0.5, so the smallest tenant, 2.
   EXPECT_EQ(policy->Route(Prompt("otters"), view), 2u);
+  EXPECT_STREQ(policy->LastRoute().reason, "smallest_cache");
+  EXPECT_DOUBLE_EQ(policy->LastRoute().score, 2.0 / 6);
 }
 
 TEST_F(SglangCacheAwareTest, UnhealthyPickFallsBackToTheFirstHealthy) {
@@ -129,6 +135,7 @@ TEST_F(SglangCacheAwareTest, UnhealthyPickFallsBackToTheFirstHealthy) {
   EXPECT_EQ(policy->Route(Prompt("abcdef"), ClusterView{loads, 0}), 0u);
   loads[0].healthy = loads[1].healthy = false;
   EXPECT_EQ(policy->Route(Prompt("abcdefg"), ClusterView{loads, 0}), 2u);
+  EXPECT_STREQ(policy->LastRoute().reason, "fallback");
 }
 
 // The exact cache stands in for the tree when asked.

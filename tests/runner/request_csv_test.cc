@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -153,6 +154,50 @@ TEST(RequestCsvTest, RowsAddUpToThePointsAggregates) {
     const std::string& d = row.at("deployment");
     EXPECT_EQ(d, csv.Number(i, "replica") < 2 ? "a" : "b");
   }
+  // round_robin gives one reason and no score; a request never routed none.
+  for (const auto& row : csv.rows) {
+    EXPECT_EQ(row.at("route_reason"), row.at("replica").empty() ? "" : "round_robin");
+    EXPECT_EQ(row.at("route_score"), "");
+  }
+}
+
+// The reasons and scores of a policy that has both reach the file, parsable;
+// writing them changes nothing in the point.
+TEST(RequestCsvTest, RouteReasonAndScoreColumns) {
+  Scenario s = Pressured();
+  s.failures = {};
+  s.policies = LoadScenarioText(R"(name: p
+cluster: {profile: h100-llama3.1-8b-bf16, deployments: [{name: a, replicas: 2}]}
+workload: {keys: 40}
+policies: [{name: cacheroute, q_cap: 3, slots_per_replica: 2, interval_s: 5}]
+sweep: {qps: [30]}
+slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
+)",
+                                "p.yaml", {})
+                   .policies;
+  const std::string path = testing::TempDir() + "requests_reasons.csv";
+  analysis::RequestCsvWriter writer(path, RequestCsvContextFor(s));
+  const analysis::PointResult with = RunPoint(s, PointSpec{0, 30, 3}, &writer);
+  writer.Commit();
+  const analysis::PointResult without = RunPoint(s, PointSpec{0, 30, 3}, nullptr);
+  EXPECT_EQ(with.completed, without.completed);
+  EXPECT_EQ(with.token_hit_rate, without.token_hit_rate);
+  EXPECT_EQ(with.ttft.p99, without.ttft.p99);
+  const Csv csv = ReadCsv(path);
+  std::map<std::string, uint64_t> reasons;
+  for (size_t i = 0; i < csv.rows.size(); ++i) {
+    const auto& row = csv.rows[i];
+    ++reasons[row.at("route_reason")];
+    if (row.at("route_reason").empty()) continue;
+    size_t used = 0;
+    const double score = std::stod(row.at("route_score"), &used);  // outstanding tokens
+    EXPECT_EQ(used, row.at("route_score").size());
+    EXPECT_GE(score, 0);
+    EXPECT_EQ(score, std::floor(score));
+  }
+  EXPECT_GT(reasons["plan"], 0u);
+  EXPECT_GT(reasons["fallback"], 0u);
+  EXPECT_EQ(reasons["plan"] + reasons["fallback"], csv.rows.size());
 }
 
 TEST(RequestCsvTest, AnUncommittedFileLeavesNothingAndKeepsTheOldOne) {
@@ -185,6 +230,45 @@ TEST(RequestCsvTest, RunWritesOneFilePerPoint) {
   const std::string path = (dir / "round_robin_qps12.5_seed7.csv").string();
   ASSERT_TRUE(fs::exists(path));
   EXPECT_EQ(ReadCsv(path).rows.size(), r.offered);
+}
+
+// A request DualMap moves from one queue to another (Policy::Rebalance) is
+// recorded as `rebalanced`, without a score: its Route reason was about the
+// replica it left. The setting is cluster_simulation_test's, where moves happen.
+TEST(RequestCsvTest, MovedRequestsAreRebalanced) {
+  const Scenario s = LoadScenarioText(R"(name: moves
+seed: 1
+duration_s: 120
+warmup_s: 20
+drain_s: 60
+cluster: {profile: h100-llama3.1-8b-bf16, deployments: [{name: main, replicas: 4}]}
+workload:
+  keys: 200
+  prompt: {system_tokens: 1024, new_tokens: {kind: uniform, min: 32, max: 512}}
+  output_tokens: {kind: uniform, min: 1, max: 200}
+policies: [{name: dualmap, ttft_slo_s: 0.05}]
+sweep: {qps: [100]}
+slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
+)",
+                                      "moves.yaml", {});
+  struct Reasons : analysis::RequestRecorder {
+    void OnRequest(const analysis::RequestRecord& r) override {
+      ++count[r.route_reason != nullptr ? r.route_reason : ""];
+      if (r.route_reason != nullptr && std::string(r.route_reason) == "rebalanced") {
+        EXPECT_TRUE(std::isnan(r.route_score));
+      }
+    }
+    std::map<std::string, uint64_t> count;
+  } reasons;
+  const analysis::PointResult r = RunPoint(s, PointSpec{0, 100, 1}, &reasons);
+  double moves = 0;
+  for (const auto& [name, value] : r.policy_stats) {
+    if (name == "dualmap_rebalance_moves") moves = value;
+  }
+  EXPECT_GT(reasons.count["rebalanced"], 0u);
+  EXPECT_LE(static_cast<double>(reasons.count["rebalanced"]), moves);
+  EXPECT_EQ(reasons.count[""], 0u);
+  EXPECT_GT(reasons.count["prefix_match"], 0u);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // `kvroute policies`: every registered policy with its parameters, defaults
-// and bounds, from the registry (policies/registry.h); --markdown is the table
-// of docs/POLICIES.md.
+// and bounds, and the reasons and score it gives per request, from the
+// registry (policies/registry.h); --markdown is the table of docs/POLICIES.md.
 #include "policies/registry.h"
 #include "sim/core/did_you_mean.h"
 #include "sim/core/yaml_keys.h"
@@ -22,6 +22,11 @@ std::string Kind(const policies::ParamSpec& p) {
   return std::string(p.integer ? "whole number" : "number") + " >= " + FormatYamlNumber(p.min);
 }
 
+// What a policy's route_score holds, as the request CSV's column reads it.
+std::string ScoreText(const policies::PolicyInfo& info) {
+  return info.route_score.empty() ? "none (left empty)" : info.route_score;
+}
+
 int Policies(const po::variables_map& vm, const CommandIo& io) {
   const bool markdown = vm["markdown"].as<bool>();
   for (const policies::PolicyInfo& info : policies::PolicyTable()) {
@@ -37,20 +42,31 @@ int Policies(const po::variables_map& vm, const CommandIo& io) {
         if (!p.choices.empty()) io.out << " (one of " << JoinNames(p.choices) << ")";
         io.out << "  (" << p.description << ")\n";
       }
+      io.out << "    route_reason:";
+      for (const policies::RouteReasonSpec& r : info.route_reasons) {
+        io.out << " " << r.reason << " (" << r.meaning << ")"
+               << (&r == &info.route_reasons.back() ? "" : ",");
+      }
+      io.out << "\n    route_score: " << ScoreText(info) << "\n";
       continue;
     }
     io.out << "### `" << info.name << "`\n\n" << MarkdownCell(info.description) << "\n\n";
     if (!events.empty()) io.out << "It " << events << ".\n\n";
     if (info.params.empty()) {
       io.out << "No parameters.\n\n";
-      continue;
+    } else {
+      io.out << "| parameter | default | values | meaning |\n|---|---|---|---|\n";
+      for (const policies::ParamSpec& p : info.params) {
+        io.out << "| `" << p.name << "` | " << MarkdownCell(DefaultText(p)) << " | "
+               << MarkdownCell(Kind(p)) << " | " << MarkdownCell(p.description) << " |\n";
+      }
+      io.out << "\n";
     }
-    io.out << "| parameter | default | values | meaning |\n|---|---|---|---|\n";
-    for (const policies::ParamSpec& p : info.params) {
-      io.out << "| `" << p.name << "` | " << MarkdownCell(DefaultText(p)) << " | "
-             << MarkdownCell(Kind(p)) << " | " << MarkdownCell(p.description) << " |\n";
+    io.out << "| `route_reason` | meaning |\n|---|---|\n";
+    for (const policies::RouteReasonSpec& r : info.route_reasons) {
+      io.out << "| `" << r.reason << "` | " << MarkdownCell(r.meaning) << " |\n";
     }
-    io.out << "\n";
+    io.out << "\n`route_score`: " << MarkdownCell(ScoreText(info)) << ".\n\n";
   }
   return 0;
 }
