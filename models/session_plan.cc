@@ -1,6 +1,7 @@
 #include "models/session_plan.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "models/prompt_salts.h"
 #include "sim/core/hashing.h"
@@ -17,9 +18,19 @@ PromptSegment OutputSegment(const Session& s, uint32_t step) {
   return {sim::Combine(sim::Combine(kOutputSalt, s.id), step), s.steps[step].output_tokens};
 }
 
-PromptSegment NewSegment(const Session& s, uint32_t step) {
-  const uint64_t salt = s.steps[step].tool ? kToolSalt : kUserSalt;
-  return {sim::Combine(sim::Combine(salt, s.id), step), s.steps[step].new_tokens};
+// A step's new tokens: the user's text, or each tool call's output in call
+// order. Call 0 keeps the hash a single call has always had, so results
+// without parallel calls are unchanged.
+void AppendNewSegments(const Session& s, uint32_t step, std::vector<PromptSegment>* history) {
+  const SessionStep& st = s.steps[step];
+  const uint64_t salt = sim::Combine(sim::Combine(st.tool ? kToolSalt : kUserSalt, s.id), step);
+  if (!st.tool) {
+    history->push_back({salt, st.new_tokens});
+    return;
+  }
+  for (uint32_t c = 0; c < st.calls; ++c) {
+    history->push_back({c == 0 ? salt : sim::Combine(salt, c), s.call_tokens[st.first_call + c]});
+  }
 }
 
 }  // namespace
@@ -36,6 +47,16 @@ double SessionPlanner::MeanSteps() const {
          (1 + config_.sessions.agent.tool_calls.MeanDraw());
 }
 
+// A fixed count takes no variate, so sessions without parallel calls draw
+// exactly what they always drew; any other distribution takes one per step.
+uint32_t SessionPlanner::ParallelCalls(sim::RandomStream& rng) const {
+  const LengthDistribution& d = config_.sessions.agent.parallel_calls;
+  const uint32_t calls = d.kind == LengthDistribution::Kind::kFixed
+                             ? static_cast<uint32_t>(std::lround(d.value))
+                             : d.Draw(rng);
+  return std::max<uint32_t>(1, calls);
+}
+
 // Every draw comes in a fixed order from the session's own stream, and each
 // length consumes one variate whatever its value, so a session is the same
 // for every policy, load and timing (DESIGN.md, "Randomness").
@@ -48,6 +69,7 @@ void SessionPlanner::Draw(uint64_t id, Session* out) const {
   s.next = 0;
   s.history.clear();
   s.steps.clear();
+  s.call_tokens.clear();
   const bool private_prompt = rng.Uniform() < config_.no_prefix_share;
   const uint64_t private_salt = sim::Combine(kPrivateSalt, id);
   if (config_.system_tokens > 0) {
@@ -70,11 +92,18 @@ void SessionPlanner::Draw(uint64_t id, Session* out) const {
     const double think = std::max(0.0, sc.think_time_s.Sample(rng));
     user.gap_s = t == 0 ? 0.0 : think;
     s.steps.push_back(user);
-    const uint32_t calls = sc.agent.tool_calls.Draw(rng);
-    for (uint32_t k = 0; k < calls; ++k) {
+    const uint32_t tool_steps = sc.agent.tool_calls.Draw(rng);
+    for (uint32_t k = 0; k < tool_steps; ++k) {
       SessionStep tool{.tool = true};
-      tool.new_tokens = sc.agent.tool_output_tokens.Draw(rng);
-      tool.gap_s = std::max(0.0, sc.agent.tool_latency_s.Sample(rng));
+      tool.first_call = static_cast<uint32_t>(s.call_tokens.size());
+      tool.calls = ParallelCalls(rng);
+      for (uint32_t c = 0; c < tool.calls; ++c) {
+        const uint32_t tokens = sc.agent.tool_output_tokens.Draw(rng);
+        s.call_tokens.push_back(tokens);
+        tool.new_tokens += tokens;
+        // The calls run concurrently: the step waits for the slowest.
+        tool.gap_s = std::max(tool.gap_s, sc.agent.tool_latency_s.Sample(rng));
+      }
       tool.output_tokens = std::max<uint32_t>(1, config_.output_tokens.Draw(rng));
       s.steps.push_back(tool);
     }
@@ -88,7 +117,7 @@ void SessionPlanner::Emit(Session* session, uint64_t request_id, sim::Time arriv
   Session& s = *session;
   const uint32_t step = s.next++;
   if (step > 0) s.history.push_back(OutputSegment(s, step - 1));
-  s.history.push_back(NewSegment(s, step));
+  AppendNewSegments(s, step, &s.history);
   out->id = request_id;
   out->arrival = arrival;
   out->key = s.key;

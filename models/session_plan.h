@@ -5,10 +5,11 @@
 // session with the same id whatever the cluster did to its timing.
 //
 // A session is a list of steps, one request each: user turn t (new user
-// tokens, after think time) followed by its K_t tool calls (a tool's output,
-// after the tool's latency). Each step's prompt is the previous step's prompt,
-// the previous step's output and the step's new tokens, so an engine that
-// caches generated tokens hits everything but the new tokens.
+// tokens, after think time) followed by its K_t tool steps (the outputs of
+// the step's parallel calls, after the slowest call's latency). Each step's
+// prompt is the previous step's prompt, the previous step's output and the
+// step's new tokens, so an engine that caches generated tokens hits
+// everything but the new tokens.
 #ifndef KVROUTE_MODELS_SESSION_PLAN_H_
 #define KVROUTE_MODELS_SESSION_PLAN_H_
 
@@ -20,15 +21,18 @@
 #include "models/prompt_blocks.h"
 #include "models/request.h"
 #include "models/workload.h"
+#include "sim/core/random_stream.h"
 #include "sim/core/time.h"
 
 namespace kvroute::models {
 
 struct SessionStep {
-  bool tool = false;        // the result of a tool call, not a user turn
-  uint32_t new_tokens = 0;  // appended to the prompt: user text or the tool's output
+  bool tool = false;        // the results of tool calls, not a user turn
+  uint32_t new_tokens = 0;  // appended to the prompt: user text or the calls' outputs
   uint32_t output_tokens = 0;
-  double gap_s = 0;  // from the previous step's response: think time or tool latency
+  double gap_s = 0;  // from the previous step's response: think time or slowest call's latency
+  // Tool steps: the step's calls are Session::call_tokens[first_call, +calls).
+  uint32_t first_call = 0, calls = 0;
 };
 
 // One live session: what has been sent and what is still to come.
@@ -38,6 +42,7 @@ struct Session {
   uint32_t next = 0;  // the next step to send
   std::vector<PromptSegment> history;
   std::vector<SessionStep> steps;
+  std::vector<uint32_t> call_tokens;  // each tool call's output, in call order
 
   bool done() const { return next >= steps.size(); }
   // Seconds between the last response and the next step. REQUIRES: !done().
@@ -55,12 +60,15 @@ class SessionPlanner {
   // request's prompt. REQUIRES: !session->done().
   void Emit(Session* session, uint64_t request_id, sim::Time arrival, Request* out) const;
 
-  // Expected requests per session: E[turns] (1 + E[tool calls]).
+  // Expected requests per session: E[turns] (1 + E[tool steps]).
   double MeanSteps() const;
   const std::vector<double>& key_shares() const { return shares_; }
   std::vector<double> tenant_shares() const { return TenantShares(shares_, config_.tenants); }
 
  private:
+  // Calls in one tool step, at least one.
+  uint32_t ParallelCalls(sim::RandomStream& rng) const;
+
   WorkloadConfig config_;
   uint64_t seed_;
   std::vector<double> shares_;

@@ -36,14 +36,20 @@
 
 namespace kvroute::models {
 
-// Agentic loops: after each user turn the model calls `tool_calls` tools one
-// after another; each call's result (`tool_output_tokens`) arrives
-// `tool_latency_s` after the model's response and is appended, with that
-// response, to the prompt of the next request. Closed loop only.
+// Agentic loops: after each user turn the model takes `tool_calls` tool
+// steps one after another (a step is one model response that calls tools);
+// in each step it issues `parallel_calls` calls that run concurrently (the
+// parallel tool use of the OpenAI and Anthropic APIs). Each call draws its
+// own output (`tool_output_tokens`) and latency (`tool_latency_s`); the next
+// request goes out when the slowest call returns (the maximum latency), its
+// prompt grown by the model's response and every call's output in call
+// order. A request per step, so requests per session do not depend on
+// parallel_calls. Closed loop only.
 struct AgentConfig {
-  LengthDistribution tool_calls = LengthDistribution::Fixed(0);  // per user turn
-  LengthDistribution tool_output_tokens = LengthDistribution::Fixed(256);
-  LengthDistribution tool_latency_s = LengthDistribution::Fixed(0);
+  LengthDistribution tool_calls = LengthDistribution::Fixed(0);      // tool steps per user turn
+  LengthDistribution parallel_calls = LengthDistribution::Fixed(1);  // calls per step, >= 1
+  LengthDistribution tool_output_tokens = LengthDistribution::Fixed(256);  // per call
+  LengthDistribution tool_latency_s = LengthDistribution::Fixed(0);        // per call
 };
 
 // Multi-turn sessions: a turn's prompt is the previous turn's prompt, its

@@ -3,6 +3,7 @@
 // load schedule and drift are in scenario_loader_arrivals.cc; a trace, which
 // replaces all of it, in scenario_loader_trace.cc.
 #include <cmath>
+#include <string>
 
 #include "models/key_rates.h"
 #include "sim/runner/scenario_loader_internal.h"
@@ -18,6 +19,16 @@ double LowestDraw(const models::LengthDistribution& d) {
   using Kind = models::LengthDistribution::Kind;
   return std::round(d.kind == Kind::kFixed ? d.value : std::floor(d.min));
 }
+
+// The largest count a distribution can draw; unbounded where no max clamps it.
+double HighestDraw(const models::LengthDistribution& d) {
+  using Kind = models::LengthDistribution::Kind;
+  if (d.kind == Kind::kFixed) return std::round(d.value);
+  return d.max > 0 ? std::round(d.max) : HUGE_VAL;
+}
+
+// Parallel tool calls per step: OpenAI and Anthropic agents issue a handful.
+constexpr uint32_t kMaxParallelCalls = 256;
 
 void ParseRateSkew(YamlMap& w, models::WorkloadConfig* c) {
   if (!w.Take("rate_skew").IsDefined()) return;
@@ -104,6 +115,20 @@ void ParseSessions(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c
     YamlMap a = m.Map("agent", &AgentKeys());
     models::AgentConfig& agent = c->sessions.agent;
     agent.tool_calls = ParseLength(a, a.Required("tool_calls"), a.Child("tool_calls"), ctx);
+    if (YAML::Node n = a.Take("parallel_calls"); n.IsDefined()) {
+      agent.parallel_calls = ParseLength(a, n, a.Child("parallel_calls"), ctx);
+      // A step that calls no tool is no tool step; a bound keeps a typo from
+      // drawing millions of calls per step.
+      if (LowestDraw(agent.parallel_calls) < 1) {
+        a.FailAt(n, a.Child("parallel_calls"),
+                 "every draw must be at least one call (set min: 1; tool_calls counts the steps)");
+      }
+      if (HighestDraw(agent.parallel_calls) > kMaxParallelCalls) {
+        a.FailAt(n, a.Child("parallel_calls"),
+                 "draws must stay at most " + std::to_string(kMaxParallelCalls) +
+                     " calls per step (set max)");
+      }
+    }
     if (YAML::Node n = a.Take("tool_output_tokens"); n.IsDefined()) {
       agent.tool_output_tokens = ParseLength(a, n, a.Child("tool_output_tokens"), ctx);
     }
@@ -214,8 +239,9 @@ const YamlKeyTable& SessionKeys() {
        ChoiceKey("pacing", SessionPacings().names(), "open_loop",
                  "open_loop: turns at fixed times; closed_loop: each turn waits for the previous "
                  "response (docs/WORKLOADS.md)"),
-       NestedKey("agent", YamlType::kMap, "none",
-                 "tool calls after each user turn (pacing: closed_loop)")}};
+       NestedKey(
+           "agent", YamlType::kMap, "none",
+           "tool steps after each user turn, each of parallel tool calls (pacing: closed_loop)")}};
   return table;
 }
 
@@ -223,11 +249,17 @@ const YamlKeyTable& AgentKeys() {
   static const models::AgentConfig d;
   static const YamlKeyTable table{
       "workload.sessions.agent",
-      {NestedKey("tool_calls", YamlType::kLength, "", "tool calls after each user turn").Required(),
+      {NestedKey("tool_calls", YamlType::kLength, "",
+                 "tool steps after each user turn: model responses that call tools, a request "
+                 "each")
+           .Required(),
+       NestedKey("parallel_calls", YamlType::kLength, d.parallel_calls.Describe(),
+                 "tool calls per step, run concurrently: the next request waits for the slowest "
+                 "and appends every output; draws in [1, 256]"),
        NestedKey("tool_output_tokens", YamlType::kLength, d.tool_output_tokens.Describe(),
-                 "tokens a tool's result appends to the prompt"),
+                 "tokens a tool call's result appends to the prompt, per call"),
        NestedKey("tool_latency_s", YamlType::kLength, d.tool_latency_s.Describe(),
-                 "from the model's response to the tool's result, s")}};
+                 "from the model's response to the tool call's result, per call, s")}};
   return table;
 }
 

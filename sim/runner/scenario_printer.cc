@@ -318,6 +318,7 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
   if (c.sessions.agent.tool_calls.MeanDraw() > 0) {
     YAML::Node agent;
     agent["tool_calls"] = Length(c.sessions.agent.tool_calls);
+    agent["parallel_calls"] = Length(c.sessions.agent.parallel_calls);
     agent["tool_output_tokens"] = Length(c.sessions.agent.tool_output_tokens);
     agent["tool_latency_s"] = Length(c.sessions.agent.tool_latency_s);
     sessions["agent"] = Flow(agent);

@@ -63,6 +63,16 @@ std::vector<MalformedInput> WorkloadCases() {
                "  sessions: {turns: 1, pacing: closed_loop, agent: {tool_calls: 1, tool_calls: "
                "2}}",
                {"key 'workload.sessions.agent.tool_calls': duplicate key"}),
+      Workload("ParallelCallsCanDrawZero",
+               "  sessions: {turns: 1, pacing: closed_loop, agent: {tool_calls: 2, "
+               "parallel_calls: {kind: uniform, min: 0, max: 3}}}",
+               {"s.yaml:13: key 'workload.sessions.agent.parallel_calls'",
+                "every draw must be at least one call"}),
+      Workload("ParallelCallsUnbounded",
+               "  sessions: {turns: 1, pacing: closed_loop, agent: {tool_calls: 2, "
+               "parallel_calls: {kind: exponential, mean: 3, min: 1}}}",
+               {"s.yaml:13: key 'workload.sessions.agent.parallel_calls'",
+                "at most 256 calls per step (set max)"}),
       Workload("ClosedLoopSessionsWithLoadSchedule",
                "  sessions: {turns: 2, pacing: closed_loop}\n"
                "  load_schedule: [{until_s: 5, factor: 2}]",

@@ -84,6 +84,95 @@ TEST(SessionPlanTest, AgentLoopGrowsByEachToolOutput) {
   }
 }
 
+// Parallel calls: a tool step appends each call's output as its own
+// segment, in call order, after the previous prompt and output, and waits
+// for the slowest call. Latencies uniform on 1..9 s: the step's gap is the
+// maximum of three (mean 9 - sum_{k<9} (k/9)^3 = 7.22 s), not one call's
+// (5 s) nor their sum (15 s).
+TEST(SessionPlanTest, ParallelCallsAppendEveryOutputAndWaitForTheSlowest) {
+  WorkloadConfig c = ChatConfig();
+  c.sessions.turns = LengthDistribution::Fixed(1);
+  c.sessions.agent.tool_calls = LengthDistribution::Fixed(2);
+  c.sessions.agent.parallel_calls = LengthDistribution::Fixed(3);
+  c.sessions.agent.tool_output_tokens = LengthDistribution::Uniform(20, 300);
+  c.sessions.agent.tool_latency_s = LengthDistribution::Uniform(1, 9);
+  SessionPlanner planner(c, 3);
+  EXPECT_DOUBLE_EQ(planner.MeanSteps(), 3);  // a request per step, whatever the calls
+  double gap_sum = 0;
+  int gaps = 0, nines = 0;
+  for (uint64_t id = 0; id < 1500; ++id) {
+    Session s;
+    planner.Draw(id, &s);
+    ASSERT_EQ(s.steps.size(), 3u);
+    ASSERT_EQ(s.call_tokens.size(), 6u);
+    Request previous;
+    for (uint32_t i = 0; i < s.steps.size(); ++i) {
+      const SessionStep step = s.steps[i];
+      Request r;
+      planner.Emit(&s, i, 0, &r);
+      if (i == 0) {
+        previous = r;
+        continue;
+      }
+      ASSERT_EQ(step.calls, 3u);
+      // The history ends with the previous output and the three outputs.
+      ASSERT_GE(s.history.size(), 4u);
+      const auto tail = s.history.end() - 3;
+      uint32_t appended = 0;
+      for (uint32_t k = 0; k < 3; ++k) {
+        EXPECT_EQ(tail[k].tokens, s.call_tokens[step.first_call + k]);
+        appended += tail[k].tokens;
+      }
+      EXPECT_NE(tail[0].salt, tail[1].salt);
+      EXPECT_NE(tail[1].salt, tail[2].salt);
+      EXPECT_EQ((tail - 1)->tokens, previous.output_tokens);
+      EXPECT_EQ(step.new_tokens, appended);
+      EXPECT_EQ(r.prompt_tokens, previous.prompt_tokens + previous.output_tokens + appended);
+      std::vector<uint64_t> earlier = previous.block_hashes;
+      earlier.insert(earlier.end(), previous.output_block_hashes.begin(),
+                     previous.output_block_hashes.end());
+      ASSERT_GE(r.block_hashes.size(), earlier.size());
+      EXPECT_TRUE(std::equal(earlier.begin(), earlier.end(), r.block_hashes.begin()));
+      EXPECT_EQ(step.gap_s, std::round(step.gap_s));
+      EXPECT_GE(step.gap_s, 1);
+      EXPECT_LE(step.gap_s, 9);
+      gap_sum += step.gap_s;
+      nines += step.gap_s == 9;
+      ++gaps;
+      previous = r;
+    }
+  }
+  ASSERT_EQ(gaps, 3000);
+  // Standard error of the mean about 0.03 s; P(max = 9) = 1 - (8/9)^3 = 0.298.
+  EXPECT_NEAR(gap_sum / gaps, 9 - 1296.0 / 729, 0.15);
+  EXPECT_NEAR(static_cast<double>(nines) / gaps, 1 - 512.0 / 729, 0.03);
+}
+
+// A drawn number of calls per step: between the bounds, and varying.
+TEST(SessionPlanTest, ParallelCallsCanBeDrawn) {
+  WorkloadConfig c = ChatConfig();
+  c.sessions.agent.tool_calls = LengthDistribution::Fixed(2);
+  c.sessions.agent.parallel_calls = LengthDistribution::Uniform(1, 4);
+  SessionPlanner planner(c, 8);
+  std::map<uint32_t, int> counts;
+  for (uint64_t id = 0; id < 200; ++id) {
+    Session s;
+    planner.Draw(id, &s);
+    uint32_t calls = 0;
+    for (const SessionStep& step : s.steps) {
+      if (step.tool) {
+        EXPECT_EQ(step.first_call, calls);
+        calls += step.calls;
+        ++counts[step.calls];
+      }
+    }
+    EXPECT_EQ(calls, s.call_tokens.size());
+  }
+  ASSERT_EQ(counts.size(), 4u);
+  EXPECT_EQ(counts.begin()->first, 1u);
+  EXPECT_EQ(counts.rbegin()->first, 4u);
+}
+
 // Session n is a function of (seed, n) alone: drawn in any order, by any
 // planner, it is the same; other sessions and seeds differ.
 TEST(SessionPlanTest, EachSessionHasItsOwnStream) {

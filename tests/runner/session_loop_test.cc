@@ -123,12 +123,12 @@ TEST(ClosedLoopSessionTest, ToolCallsWaitForTheToolsLatency) {
 
 // Common random numbers: two policies (different timing) start the same
 // sessions, and every session sends the same requests in the same order.
-TEST(ClosedLoopSessionTest, TwoPoliciesSeeIdenticalSessions) {
+void ExpectTwoPoliciesSeeIdenticalSessions(const std::string& agent) {
   Scenario s = Load(R"(  sessions:
     turns: {kind: uniform, min: 1, max: 5}
     think_time_s: {kind: lognormal, median: 1, sigma: 1}
     pacing: closed_loop
-    agent: {tool_calls: {kind: uniform, min: 0, max: 2}, tool_latency_s: 0.3})",
+    agent: )" + agent,
                     "[round_robin, least_loaded]", 3);
   using Step = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
   std::map<uint64_t, std::vector<Step>> seen[2];
@@ -152,6 +152,20 @@ TEST(ClosedLoopSessionTest, TwoPoliciesSeeIdenticalSessions) {
     retimed += times[0][id] != times[1][id];
   }
   EXPECT_GT(retimed, 10);  // the policies' timing did differ
+}
+
+TEST(ClosedLoopSessionTest, TwoPoliciesSeeIdenticalSessions) {
+  ExpectTwoPoliciesSeeIdenticalSessions(
+      "{tool_calls: {kind: uniform, min: 0, max: 2}, tool_latency_s: 0.3}");
+}
+
+// Parallel tool calls draw their count, outputs and latencies from the
+// session's stream too, so the pairing holds with them on.
+TEST(ClosedLoopSessionTest, TwoPoliciesSeeIdenticalSessionsWithParallelCalls) {
+  ExpectTwoPoliciesSeeIdenticalSessions(
+      "{tool_calls: {kind: uniform, min: 0, max: 2}, parallel_calls: {kind: uniform, min: 1, "
+      "max: 4}, tool_output_tokens: {kind: uniform, min: 10, max: 300}, tool_latency_s: "
+      "{kind: exponential, mean: 0.5}}");
 }
 
 // Closed-loop clients running sessions stop at the request budget, across
