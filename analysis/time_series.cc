@@ -49,8 +49,10 @@ void TimeSeriesRecorder::Observe(sim::Time now, std::span<const models::ReplicaL
   }
 }
 
-void TimeSeriesRecorder::AddBilled(sim::Time from, sim::Time to, double replicas) {
+void TimeSeriesRecorder::AddBilled(sim::Time from, sim::Time to, double replicas,
+                                   double usd_per_replica_hour) {
   if (to <= from || replicas == 0) return;
+  if (!(usd_per_replica_hour > 0)) unpriced_ = true;
   At(to - 1);  // every bucket up to the last one touched exists
   for (sim::Time t = from; t < to;) {
     const size_t index = static_cast<size_t>(t / bucket_);
@@ -58,11 +60,12 @@ void TimeSeriesRecorder::AddBilled(sim::Time from, sim::Time to, double replicas
     const sim::Time until = std::min(to, bucket_end);
     // Replica-seconds until Finish turns them into a mean.
     samples_[index].billed_replicas += replicas * sim::ToSeconds(until - t);
+    samples_[index].usd += replicas * sim::ToSeconds(until - t) / 3600 * usd_per_replica_hour;
     t = until;
   }
 }
 
-std::vector<SeriesSample> TimeSeriesRecorder::Finish(sim::Time end, double usd_per_replica_hour) {
+std::vector<SeriesSample> TimeSeriesRecorder::Finish(sim::Time end) {
   for (size_t i = 0; i < samples_.size(); ++i) {
     SeriesSample& s = samples_[i];
     const double n = instants_[i];
@@ -73,7 +76,7 @@ std::vector<SeriesSample> TimeSeriesRecorder::Finish(sim::Time end, double usd_p
     const double spanned = sim::ToSeconds(std::min(bucket_, end - start));
     const double replica_seconds = s.billed_replicas;
     s.billed_replicas = spanned > 0 ? replica_seconds / spanned : std::nan("");
-    s.usd = usd_per_replica_hour > 0 ? replica_seconds / 3600 * usd_per_replica_hour : std::nan("");
+    if (unpriced_) s.usd = std::nan("");
   }
   return std::move(samples_);
 }

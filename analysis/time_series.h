@@ -67,12 +67,14 @@ class TimeSeriesRecorder {
     if (now > next_instant_) Observe(now, loads);
   }
 
-  // `replicas` replicas billed from `from` to `to` (spread exactly over buckets).
-  void AddBilled(sim::Time from, sim::Time to, double replicas);
+  // `replicas` replicas billed from `from` to `to` (spread exactly over
+  // buckets), each costing `usd_per_replica_hour` (0: no price, and then no
+  // bucket has a cost).
+  void AddBilled(sim::Time from, sim::Time to, double replicas, double usd_per_replica_hour);
 
-  // The series, instant sums turned into means; the run ended at `end`; a
-  // replica-hour costs `usd_per_replica_hour` (0: no price). Call once.
-  std::vector<SeriesSample> Finish(sim::Time end, double usd_per_replica_hour);
+  // The series, instant sums turned into means; the run ended at `end`.
+  // Call once.
+  std::vector<SeriesSample> Finish(sim::Time end);
 
  private:
   SeriesSample& At(sim::Time t);
@@ -84,6 +86,7 @@ class TimeSeriesRecorder {
   uint64_t instant_ = 0;               // index of next_instant_
   std::vector<SeriesSample> samples_;  // one per bucket, by index
   std::vector<uint32_t> instants_;     // per bucket: instants read
+  bool unpriced_ = false;              // some billed replica has no price
 };
 
 }  // namespace kvroute::analysis

@@ -36,7 +36,9 @@ uint32_t Replica::BlocksNeeded(const Request& request) const {
 // A request owes the router prefill work for every uncomputed token except the
 // one a decode feeds back, and decode work for every token not yet sampled.
 uint32_t Replica::PrefillOwed(const InFlightRequest& r) {
-  return r.uncomputed_tokens() - (r.generated_tokens > 0 ? 1 : 0);
+  // Tokens whose KV arrives by transfer are owed no compute, admitted or not.
+  const uint32_t have = std::max(r.computed_tokens, r.remote_tokens);
+  return r.total_tokens() - have - (r.generated_tokens > 0 ? 1 : 0);
 }
 
 void Replica::Unaccount(const InFlightRequest& r) {
@@ -105,6 +107,7 @@ void Replica::Preempt(uint32_t slot) {
   Unaccount(r);
   kv_.Release(&r.kv);
   r.computed_tokens = 0;
+  r.remote_tokens = 0;  // the transferred KV is gone with the blocks
   ++r.preemptions;
   Account(r);
   running_.pop_back();
@@ -138,15 +141,18 @@ bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer
   const uint32_t loaded =
       tier_ ? tier_->Match(chain, hit_blocks, std::min(chain.size(), max_hit_blocks)) : 0;
   const uint32_t reused = hit_blocks + loaded;
-  uint32_t first_chunk = std::min(r.total_tokens() - reused * block_size_, budget);
-  uint32_t blocks = BlocksFor(reused * block_size_ + first_chunk);
+  // A disaggregated request's transferred KV covers all but its last prompt
+  // token, local hit or not.
+  const uint32_t present = std::max(reused * block_size_, r.remote_tokens);
+  uint32_t first_chunk = std::min(r.total_tokens() - present, budget);
+  uint32_t blocks = BlocksFor(present + first_chunk);
   if (tier_) tier_->BeginLoad(chain, hit_blocks, loaded);
   const bool admitted = kv_.Admit(chain, blocks, max_hit_blocks, &r.kv);
   if (tier_) pending_load_ += tier_->EndLoad(chain, hit_blocks, loaded, admitted);
   if (!admitted) return false;
   assert(r.kv.hit_blocks == hit_blocks);
   Unaccount(r);
-  r.computed_tokens = reused * block_size_;
+  r.computed_tokens = present;
   Account(r);
   ++counters_.admitted;
   if (!r.ever_admitted) {
@@ -287,6 +293,7 @@ void Replica::Fail(sim::Time now, std::vector<uint32_t>* dropped) {
     InFlightRequest& r = pool_[(*dropped)[i]];
     r.computed_tokens = 0;
     r.generated_tokens = 0;
+    r.remote_tokens = 0;
     r.first_token_time = sim::kNever;
   }
   running_.clear();

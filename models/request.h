@@ -50,6 +50,15 @@ struct InFlightRequest {
   uint32_t generated_tokens = 0;
   uint32_t preemptions = 0;
   uint32_t retries = 0;  // times re-routed after its replica failed
+  // Prefill/decode disaggregation (sim/runner/pd_router.h). On a prefill
+  // replica the request stops after its first token (vLLM's prefill instance
+  // runs it with max_tokens 1). On a decode replica, the KV of its first
+  // `remote_tokens` tokens arrived from the prefill replica: admission
+  // allocates blocks for them and computes only the rest (vLLM's
+  // NixlConnector loads all but the last prompt token). A preemption drops
+  // them: a recompute starts from the local cache.
+  bool prefill_only = false;
+  uint32_t remote_tokens = 0;
   // Why the policy chose `replica` (policies/policy.h RouteExplanation): a
   // static string, null when none; NaN score when none.
   const char* route_reason = nullptr;
@@ -64,7 +73,9 @@ struct InFlightRequest {
   uint32_t uncomputed_tokens() const { return total_tokens() - computed_tokens; }
   // Caught up except for the last sampled token: the next iteration is a decode.
   bool decoding() const { return generated_tokens > 0 && uncomputed_tokens() == 1; }
-  uint32_t remaining_output() const { return request.output_tokens - generated_tokens; }
+  uint32_t remaining_output() const {
+    return (prefill_only ? 1 : request.output_tokens) - generated_tokens;
+  }
 };
 
 // A slab of in-flight requests addressed by 32-bit slot numbers.
@@ -90,7 +101,8 @@ class RequestPool {
     r.request.output_block_hashes.clear();
     r.kv = KvHandle{};
     r.hit_tokens = r.host_hit_tokens = r.computed_tokens = r.generated_tokens = r.preemptions =
-        r.retries = 0;
+        r.retries = r.remote_tokens = 0;
+    r.prefill_only = false;
     r.first_token_time = r.admitted_time = sim::kNever;
     r.ever_admitted = false;
     r.in_use = false;

@@ -24,6 +24,7 @@ enum class EventKind : uint8_t {
   kAutoscaleTick,    // deployment `target`'s autoscaler decides
   kScaleStep,        // deployment `target`'s replica schedule changes
   kReplicaReady,     // replica `target`, provisioned by the autoscaler, starts serving
+  kKvTransferDone,   // the KV of the request in pool slot `target` reached its decode replica
 };
 
 struct Event {

@@ -7,28 +7,31 @@ namespace kvroute::sim {
 
 std::vector<Deployment> MakeDeployments(
     const Scenario& scenario, const PointSpec& spec, const ArrivalDriver& arrivals,
-    const models::CostModel& cost_model, uint32_t kv_blocks, const ReplicaCacheOracle& oracle,
-    const RangedCacheOracle* event_view,
+    const std::vector<std::unique_ptr<models::CostModel>>& cost_models,
+    const ReplicaCacheOracle& oracle, const RangedCacheOracle* event_view,
     const std::vector<std::unique_ptr<models::Replica>>& replicas,
     const models::RequestPool& pool) {
   std::vector<Deployment> deployments;
   const PolicySpec& point_policy = scenario.policies[spec.policy_index];
   // Each deployment's policy expects its initial weight share of the traffic.
+  // Disaggregated, every request passes through both pools.
   double weight_sum = 0;
   for (const DeploymentSpec& d : scenario.deployments) weight_sum += d.WeightAt(0);
   uint32_t offset = 0;
-  for (const DeploymentSpec& d : scenario.deployments) {
-    const double share = weight_sum > 0 ? d.WeightAt(0) / weight_sum
-                                        : 1.0 / static_cast<double>(scenario.deployments.size());
+  for (size_t i = 0; i < scenario.deployments.size(); ++i) {
+    const DeploymentSpec& d = scenario.deployments[i];
+    const double share = scenario.disaggregation.enabled ? 1
+                         : weight_sum > 0                ? d.WeightAt(0) / weight_sum
+                                          : 1.0 / static_cast<double>(scenario.deployments.size());
     policies::PolicyContext context;
     context.num_replicas = d.replicas;
     // Each deployment's policy draws from its own streams; the first keeps
     // the point's seed, so one deployment behaves as a plain cluster.
     context.seed = deployments.empty() ? spec.seed : Combine(spec.seed, deployments.size());
-    context.cost_model = &cost_model;
+    context.cost_model = cost_models[i].get();
     context.block_size_tokens = scenario.resolved_profile.ResolvedEngine().block_size_tokens;
-    context.max_num_batched_tokens = scenario.scheduler.max_num_batched_tokens;
-    context.kv_blocks_per_replica = kv_blocks;
+    context.max_num_batched_tokens = scenario.SchedulerOf(i).max_num_batched_tokens;
+    context.kv_blocks_per_replica = scenario.KvBlocksOf(i);
     for (double key_share : arrivals.source().key_shares()) {
       context.key_rates.push_back(key_share * spec.qps * share);
     }

@@ -28,14 +28,15 @@ struct Deployment {
 };
 
 // The deployments of `scenario` in order, each with the policy the point runs
-// (or its own). A policy whose registry entry names a kv_event_view sees the
+// (or its own), told its replicas' iteration-time model (`cost_models`, one
+// per deployment) and KV pool. A policy whose registry entry names a kv_event_view sees the
 // caches through `event_view` when it is not null, the others through
 // `oracle`. `arrivals`, `oracle`, `event_view`, `replicas` and `pool` must
 // outlive them.
 std::vector<Deployment> MakeDeployments(
     const Scenario& scenario, const PointSpec& spec, const ArrivalDriver& arrivals,
-    const models::CostModel& cost_model, uint32_t kv_blocks, const ReplicaCacheOracle& oracle,
-    const RangedCacheOracle* event_view,
+    const std::vector<std::unique_ptr<models::CostModel>>& cost_models,
+    const ReplicaCacheOracle& oracle, const RangedCacheOracle* event_view,
     const std::vector<std::unique_ptr<models::Replica>>& replicas, const models::RequestPool& pool);
 
 // The policies' named statistics into `result`: as they are with one

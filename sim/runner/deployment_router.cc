@@ -6,7 +6,7 @@
 
 namespace kvroute::sim {
 
-DeploymentRouter::DeploymentRouter(const Scenario& scenario, uint64_t seed, uint32_t kv_blocks,
+DeploymentRouter::DeploymentRouter(const Scenario& scenario, uint64_t seed,
                                    const policies::CacheOracle& oracle)
     : scenario_(scenario),
       oracle_(oracle),
@@ -20,8 +20,9 @@ DeploymentRouter::DeploymentRouter(const Scenario& scenario, uint64_t seed, uint
   }
   if (count() > 1 && scenario.lambda_h > 0 &&
       scenario.deployment_hit_estimate == Scenario::HitEstimate::kRouter) {
-    for (const DeploymentSpec& d : scenario.deployments) {
-      const uint64_t blocks = std::min<uint64_t>(uint64_t{d.replicas} * kv_blocks, UINT32_MAX);
+    for (size_t i = 0; i < scenario.deployments.size(); ++i) {
+      const uint64_t blocks = std::min<uint64_t>(
+          uint64_t{scenario.deployments[i].replicas} * scenario.KvBlocksOf(i), UINT32_MAX);
       sent_.emplace_back(1, static_cast<uint32_t>(blocks), 0);
     }
   }

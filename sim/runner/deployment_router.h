@@ -24,8 +24,7 @@ class DeploymentRouter {
  public:
   // `oracle` sees every replica's cache; deployments are contiguous replica
   // ranges in scenario order of `replicas_per_deployment` each.
-  DeploymentRouter(const Scenario& scenario, uint64_t seed, uint32_t kv_blocks,
-                   const policies::CacheOracle& oracle);
+  DeploymentRouter(const Scenario& scenario, uint64_t seed, const policies::CacheOracle& oracle);
 
   // The deployment for `request`, or the deployment count when no deployment
   // with weight > 0 has a healthy replica. One deployment takes every request

@@ -58,7 +58,8 @@ void FleetScaler::Bill(Scaled& s, Time now, int delta) {
   const Time from = std::max(s.last_change, warmup_);
   const Time to = std::min(now, end_of_arrivals_);
   if (to > from) s.billed_seconds += s.billed * ToSeconds(to - from);
-  timeline_->AddBilled(s.last_change, now, s.billed);
+  timeline_->AddBilled(s.last_change, now, s.billed,
+                       DeploymentFleetCost(scenario_, s.deployment, 1).UsdPerHour());
   s.last_change = std::max(s.last_change, now);
   s.billed = static_cast<uint32_t>(static_cast<int>(s.billed) + delta);
 }
@@ -203,7 +204,7 @@ void FleetScaler::Finish(Time end, analysis::PointResult* result) {
   for (Scaled& s : scaled_) {
     Bill(s, end, 0);
     const std::string name = "autoscale." + scenario_.deployments[s.deployment].name + ".";
-    const analysis::FleetCost cost = ScenarioFleetCost(scenario_, 1);
+    const analysis::FleetCost cost = DeploymentFleetCost(scenario_, s.deployment, 1);
     const double replica_hours = s.billed_seconds / 3600;
     result->policy_stats.emplace_back(name + "mean_replicas", s.billed_seconds / window);
     result->policy_stats.emplace_back(name + "gpu_hours", replica_hours * cost.gpus_per_replica);

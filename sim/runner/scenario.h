@@ -85,6 +85,11 @@ struct AutoscaleSpec {
   std::vector<ReplicaStep> schedule;  // signal kSchedule, at_s strictly increasing
 };
 
+// What a deployment does in a disaggregated cluster (cluster.disaggregation):
+// kServe runs whole requests; kPrefill computes prompts and hands their KV to
+// kDecode, which generates the output.
+enum class DeploymentRole { kServe, kPrefill, kDecode };
+
 struct DeploymentSpec {
   std::string name = "main";
   uint32_t replicas = 1;
@@ -94,6 +99,14 @@ struct DeploymentSpec {
   // policy, so the sweep's policy axis varies only the deployments without one.
   std::optional<PolicySpec> policy = std::nullopt;
   std::optional<AutoscaleSpec> autoscale = std::nullopt;  // none: a fixed fleet
+  DeploymentRole role = DeploymentRole::kServe;
+  // Its own profile (another GPU kind or tensor-parallel size serving the
+  // cluster's model); none: cluster.profile.
+  std::optional<models::Profile> profile = std::nullopt;
+  std::string profile_ref = {};  // its built-in name or path as resolved; empty: given as a map
+  // Price of one of its GPU-hours, US dollars; 0: its own profile's GPU file,
+  // else the cluster's price (Scenario::UsdPerGpuHourOf).
+  double usd_per_gpu_hour = 0;
 
   double WeightAt(double t_s) const {
     double w = weight;
@@ -130,6 +143,29 @@ struct KvTierSpec {
   models::OffloadRule offload = models::OffloadRule::kOnEvict;
 };
 
+// cluster.disaggregation: prefill/decode disaggregation (pd_router.h). Every
+// request is routed to a decode replica first, by the decode deployment's
+// policy (llm-d's pd-profile-handler runs its decode profile first); the
+// decider then says whether its prompt is prefilled on a prefill replica,
+// chosen by the prefill deployment's policy, or on the decode replica itself.
+struct DisaggregationSpec {
+  // kAlways: every prompt goes to the prefill pool (SGLang's PD router,
+  // llm-d's always-disagg-decider). kThreshold: only when the decode replica
+  // lacks at least threshold_tokens of the prompt (llm-d's
+  // prefix-based-pd-decider, nonCachedTokens). kDecodeFirst: only when the
+  // decode replica lacks a full block of the prompt's cacheable prefix.
+  enum class Decider { kAlways, kThreshold, kDecodeFirst };
+  bool enabled = false;
+  Decider decider = Decider::kAlways;
+  uint32_t threshold_tokens = 0;
+  // Every GPU has one network interface for KV transfers; a replica's
+  // bandwidth is its GPUs' sum. 50 GB/s: one 400 Gb/s InfiniBand NDR
+  // ConnectX-7 port per GPU, as in NVIDIA's DGX H100 reference design (an
+  // assumption: pools are often linked by slower Ethernet).
+  double link_gb_per_s = 50;
+  double link_latency_us = 10;  // per transfer: RDMA set-up and completion (assumption)
+};
+
 struct Scenario {
   std::string name;
   std::string source;       // the file it came from, or "built-in quickstart"
@@ -155,6 +191,7 @@ struct Scenario {
   // 0 means policies see live signals. Real routers poll (SGLang every 10 s).
   double signal_refresh_s = 0;
   KvEventsSpec kv_events;
+  DisaggregationSpec disaggregation;
   // Two-level routing across deployments (seed 000): a request picks
   // deployment d with P_d ∝ w_d·2^(lambda_h·H_d), then a replica in d. Unused
   // with one deployment.
@@ -192,10 +229,30 @@ struct Scenario {
     return n;
   }
   std::vector<uint64_t> SeedList() const;
+  // What deployment d's replicas run: its own profile, else the cluster's;
+  // the engine settings that profile resolves to; and its KV pool in blocks.
+  const models::Profile& ProfileOf(size_t d) const {
+    return deployments[d].profile ? *deployments[d].profile : resolved_profile;
+  }
+  models::SchedulerConfig SchedulerOf(size_t d) const;
+  uint32_t KvBlocksOf(size_t d) const;
+  bool MixedProfiles() const {
+    for (const DeploymentSpec& d : deployments) {
+      if (d.profile) return true;
+    }
+    return false;
+  }
   // The price of one GPU-hour the cost reports use: cluster.usd_per_gpu_hour,
   // else the GPU file's; 0 when neither gives one.
   double UsdPerGpuHour() const {
     return usd_per_gpu_hour > 0 ? usd_per_gpu_hour : resolved_profile.gpu.usd_per_gpu_hour;
+  }
+  // Deployment d's price: its own usd_per_gpu_hour, else its own profile's
+  // GPU file's, else the cluster's.
+  double UsdPerGpuHourOf(size_t d) const {
+    const DeploymentSpec& spec = deployments[d];
+    if (spec.usd_per_gpu_hour > 0) return spec.usd_per_gpu_hour;
+    return spec.profile ? spec.profile->gpu.usd_per_gpu_hour : UsdPerGpuHour();
   }
 };
 

@@ -138,6 +138,23 @@ std::vector<uint64_t> Scenario::SeedList() const {
   return list;
 }
 
+models::SchedulerConfig Scenario::SchedulerOf(size_t d) const {
+  models::SchedulerConfig c = scheduler;
+  if (!deployments[d].profile) return c;
+  // The cluster's engine arguments resolve on the deployment's own GPU (vLLM's
+  // defaults depend on it, models/engine.h).
+  const models::EngineSettings e = deployments[d].profile->ResolvedEngine();
+  c.max_num_batched_tokens = e.max_num_batched_tokens;
+  c.max_num_seqs = e.max_num_seqs;
+  c.cache_generated_tokens = e.cache_generated_tokens;
+  c.async_scheduling = fixed_iteration_s > 0 ? false : e.async_scheduling;
+  return c;
+}
+
+uint32_t Scenario::KvBlocksOf(size_t d) const {
+  return static_cast<uint32_t>(kv_blocks > 0 ? kv_blocks : ProfileOf(d).KvCapacityBlocks());
+}
+
 Scenario LoadScenarioText(const std::string& text, const std::string& source,
                           const std::vector<std::string>& overrides, const std::string& base_dir) {
   try {

@@ -15,16 +15,16 @@ constexpr uint32_t kMaxReplicas = 100'000;
 
 // Checks a profile file the way every scenario input is checked (a regular
 // file within its size limit, strict YAML) before the profile reader parses it.
-void CheckProfileFile(const YamlMap& cluster, const std::string& path) {
+void CheckProfileFile(const YamlMap& map, const std::string& path) {
   try {
     LoadStrictYaml(ReadInputFile(path, kProfileInput), path);
   } catch (const std::runtime_error& e) {
-    cluster.Fail("profile", e.what());
+    map.Fail("profile", e.what());
   }
 }
 
 // A profile that leaves no KV room would admit no request at all.
-void CheckKvRoom(const YamlMap& cluster, const models::Profile& p) {
+void CheckKvRoom(const YamlMap& map, const models::Profile& p) {
   if (p.KvCapacityBlocks() > 0) return;
   constexpr double kGiB = 1024.0 * 1024 * 1024;
   const models::EngineSettings e = p.ResolvedEngine();
@@ -38,34 +38,41 @@ void CheckKvRoom(const YamlMap& cluster, const models::Profile& p) {
                 (p.WeightBytes() / p.tensor_parallel - e.cpu_offload_bytes) / kGiB,
                 p.ActivationBytesPerGpu() / kGiB, e.non_torch_bytes / kGiB,
                 p.KvPoolBytesPerGpu() / kGiB, e.block_size_tokens, p.KvBytesPerTokenPerGpu());
-  cluster.Fail("profile", text);
+  map.Fail("profile", text);
 }
 
 // A built-in name, a profile file, or a map {model, gpu, tensor_parallel,
-// weight_dtype, kv_dtype} written in the scenario.
-void ParseProfile(YamlMap& cluster, const LoadContext& ctx, Scenario* s) {
-  const YAML::Node inline_profile = YamlAt(cluster.node(), "profile");
+// weight_dtype, kv_dtype} written in the scenario, at `map`'s key "profile".
+// `written` receives the name or resolved path; `is_inline` whether a map.
+models::Profile ReadProfile(YamlMap& map, const LoadContext& ctx, std::string* written,
+                            bool* is_inline) {
+  const YAML::Node inline_profile = YamlAt(map.node(), "profile");
   if (inline_profile.IsDefined() && inline_profile.IsMap()) {
-    cluster.Take("profile");
-    s->resolved_profile = models::ParseProfile(inline_profile, cluster.source(),
-                                               cluster.Child("profile"), ctx.base_dir.string());
-    s->profile = s->resolved_profile.name;
-    s->profile_inline = true;
-    return;
+    map.Take("profile");
+    models::Profile p = models::ParseProfile(inline_profile, map.source(), map.Child("profile"),
+                                             ctx.base_dir.string());
+    *written = p.name;
+    *is_inline = true;
+    return p;
   }
-  s->profile = cluster.String("profile");
-  const bool file = s->profile.size() > 5 && s->profile.ends_with(".yaml");
+  *is_inline = false;
+  *written = map.String("profile");
+  const bool file = written->size() > 5 && written->ends_with(".yaml");
   if (file) {
-    s->profile = ResolvePath(cluster, "profile", s->profile, ctx.base_dir);
-    CheckProfileFile(cluster, s->profile);
+    *written = ResolvePath(map, "profile", *written, ctx.base_dir);
+    CheckProfileFile(map, *written);
   }
   try {
-    s->resolved_profile = models::FindProfile(s->profile);
+    return models::FindProfile(*written);
   } catch (const std::invalid_argument& e) {
-    cluster.Fail("profile", e.what());
+    map.Fail("profile", e.what());
   } catch (const YamlError& e) {
-    cluster.Fail("profile", e.what());
+    map.Fail("profile", e.what());
   }
+}
+
+void ParseProfile(YamlMap& cluster, const LoadContext& ctx, Scenario* s) {
+  s->resolved_profile = ReadProfile(cluster, ctx, &s->profile, &s->profile_inline);
 }
 
 std::vector<WeightStep> ParseSchedule(const YamlMap& deployment, const YAML::Node& list) {
@@ -85,7 +92,17 @@ std::vector<WeightStep> ParseSchedule(const YamlMap& deployment, const YAML::Nod
   return steps;
 }
 
-void ParseDeployments(YamlMap& cluster, Scenario* s) {
+// A deployment's own profile must serve the cluster's model: requests,
+// prefix hashes and (disaggregated) KV transfers are the model's.
+void CheckSameModel(const YamlMap& d, const models::Profile& own, const models::Profile& cluster) {
+  if (own.model.name == cluster.model.name) return;
+  d.Fail("profile", "serves model '" + own.model.name + "' but cluster.profile serves '" +
+                        cluster.model.name +
+                        "': every deployment serves the cluster's model (give another GPU "
+                        "or tensor_parallel)");
+}
+
+void ParseDeployments(YamlMap& cluster, const LoadContext& ctx, Scenario* s) {
   YAML::Node list = cluster.Required("deployments");
   if (!list.IsSequence() || list.size() == 0) {
     cluster.Fail("deployments", "expected a non-empty list of {name, replicas, ...}");
@@ -100,11 +117,21 @@ void ParseDeployments(YamlMap& cluster, Scenario* s) {
     spec.name = d.String("name", by_position);
     if (spec.name.empty()) d.Fail("name", "expected a non-empty name");
     spec.replicas = static_cast<uint32_t>(d.Integer("replicas"));
+    spec.role = d.Choice("role", DeploymentRoles());
+    if (YamlAt(d.node(), "profile").IsDefined()) {
+      bool is_inline = false;
+      spec.profile = ReadProfile(d, ctx, &spec.profile_ref, &is_inline);
+      if (is_inline) spec.profile_ref.clear();
+      CheckSameModel(d, *spec.profile, s->resolved_profile);
+    } else {
+      d.Take("profile");
+    }
     replicas += spec.replicas;
     if (replicas > kMaxReplicas) {
       d.Fail("replicas",
              "the deployments hold more than " + std::to_string(kMaxReplicas) + " replicas in all");
     }
+    spec.usd_per_gpu_hour = d.Number("usd_per_gpu_hour");
     spec.weight = d.Number("weight");
     if (YAML::Node schedule = d.Take("schedule"); schedule.IsDefined()) {
       spec.schedule = ParseSchedule(d, schedule);
@@ -182,6 +209,8 @@ const YamlKeyTable& ClusterKeys() {
                  "iteration time: the profile's roofline, or a fixed time per iteration"),
        NumberKey("signal_refresh_s", d.signal_refresh_s, 0, 1e7,
                  "the router polls load signals this often, s; 0: live"),
+       NestedKey("disaggregation", YamlType::kMap, "none: every replica serves whole requests",
+                 "prefill/decode disaggregation between a prefill and a decode deployment"),
        NestedKey("kv_events", YamlType::kMap, "none: exact caches",
                  "{delay_s, loss}: routers that index KV events see them late or never"),
        NumberKey("lambda_h", d.lambda_h, 0, 1e4,
@@ -204,6 +233,15 @@ const YamlKeyTable& DeploymentKeys() {
       {StringKey("name", "", "unique name").Default("d0, d1, ... by position"),
        IntegerKey("replicas", d.replicas, 1, kMaxReplicas, "replicas in this deployment")
            .Required(),
+       ChoiceKey("role", DeploymentRoles().names(), DeploymentRoles().NameOf(d.role),
+                 "serve whole requests, or one stage of cluster.disaggregation"),
+       StringKey("profile", "",
+                 "its own GPU kind or tensor-parallel size of the cluster's model: "
+                 "a built-in profile, a .yaml file, or a map")
+           .Default("cluster.profile"),
+       NumberKey("usd_per_gpu_hour", d.usd_per_gpu_hour, 0, 1e6,
+                 "price of one of its GPU-hours in US dollars")
+           .Default("its own profile's GPU file, else the cluster's price"),
        NumberKey("weight", d.weight, 0, INFINITY, "w_d until the first schedule step"),
        NestedKey("schedule", YamlType::kList, "none",
                  "list of {at_s, weight} steps, at_s strictly increasing (a canary rollout)"),
@@ -240,12 +278,13 @@ void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   }
   YamlMap cluster = top.Map("cluster", &ClusterKeys());
   ParseProfile(cluster, ctx, s);
-  ParseDeployments(cluster, s);
+  ParseDeployments(cluster, ctx, s);
   ParseEngine(cluster, s);
   s->kv_blocks = static_cast<int64_t>(cluster.Integer("kv_blocks"));
   if (s->kv_blocks == 0) CheckKvRoom(cluster, s->resolved_profile);
   s->scheduler.eviction = cluster.Choice("eviction", EvictionOrders());
   ParseKvTiers(cluster, s);
+  CheckDeploymentProfiles(cluster, *s);
   if (cluster.Take("cost_model").IsDefined()) {
     YamlMap m = cluster.Map("cost_model", &CostModelKeys());
     if (m.Choice("kind", CostModelKinds()) == CostModelKind::kFixed) {
@@ -259,6 +298,7 @@ void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   s->signal_refresh_s = cluster.Number("signal_refresh_s");
   ParseKvEvents(cluster, s);
   s->lambda_h = cluster.Number("lambda_h");
+  ParseDisaggregation(cluster, s);
   s->deployment_hit_estimate = cluster.Choice("deployment_hit_estimate", HitEstimates());
   s->series_interval_s = cluster.Number("series_interval_s");
   s->usd_per_gpu_hour = cluster.Number("usd_per_gpu_hour");

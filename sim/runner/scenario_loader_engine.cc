@@ -1,6 +1,9 @@
 // `cluster.engine`: the serving engine's arguments (vLLM's names), over the
 // profile's own; a key left out keeps vLLM's default for the GPU and entry
 // point (models/engine.h). The replicas' scheduler is built from the result.
+#include <functional>
+#include <vector>
+
 #include "models/engine.h"
 #include "sim/runner/scenario_loader_internal.h"
 
@@ -43,44 +46,50 @@ const YamlKeyTable& EngineKeys() {
 }
 
 void ParseEngine(YamlMap& cluster, Scenario* s) {
-  models::EngineSettings& e = s->resolved_profile.engine;
+  // Each argument given is applied to the cluster's profile and to every
+  // deployment's own one: the engine is launched with the same flags on
+  // every GPU kind, and what is left at 0 resolves on each GPU.
+  std::vector<std::function<void(models::EngineSettings&)>> given;
   if (cluster.Take("engine").IsDefined()) {
     YamlMap m = cluster.Map("engine", &EngineKeys());
-    if (YamlAt(m.node(), "entry_point").IsDefined()) {
-      e.entry_point = m.Choice("entry_point", EntryPoints());
-    } else {
-      m.Take("entry_point");
-    }
-    auto integer = [&](const char* key, int* field) {
-      if (YamlAt(m.node(), key).IsDefined())
-        *field = static_cast<int>(m.Integer(key));
-      else
-        m.Take(key);
+    auto defined = [&](const char* key) {
+      if (YamlAt(m.node(), key).IsDefined()) return true;
+      m.Take(key);
+      return false;
     };
-    auto boolean = [&](const char* key, bool* field) {
-      if (YamlAt(m.node(), key).IsDefined())
-        *field = m.Bool(key);
-      else
-        m.Take(key);
-    };
-    integer("max_num_seqs", &e.max_num_seqs);
-    integer("max_num_batched_tokens", &e.max_num_batched_tokens);
-    if (YamlAt(m.node(), "gpu_memory_utilization").IsDefined()) {
-      e.gpu_memory_utilization = m.Number("gpu_memory_utilization");
-    } else {
-      m.Take("gpu_memory_utilization");
+    if (defined("entry_point")) {
+      given.push_back([v = m.Choice("entry_point", EntryPoints())](auto& e) { e.entry_point = v; });
     }
-    integer("block_size_tokens", &e.block_size_tokens);
-    boolean("cache_generated_tokens", &e.cache_generated_tokens);
-    boolean("async_scheduling", &e.async_scheduling);
-    integer("cudagraph_max_tokens", &e.cudagraph_max_tokens);
-    if (m.Bool("enforce_eager")) e.cudagraph_max_tokens = -1;
-    if (YamlAt(m.node(), "cpu_offload_gb").IsDefined()) {
-      e.cpu_offload_bytes = m.Number("cpu_offload_gb") * (1 << 30);
-    } else {
-      m.Take("cpu_offload_gb");
+    auto integer = [&](const char* key, int models::EngineSettings::*field) {
+      if (!defined(key)) return;
+      given.push_back([v = static_cast<int>(m.Integer(key)), field](auto& e) { e.*field = v; });
+    };
+    auto boolean = [&](const char* key, bool models::EngineSettings::*field) {
+      if (!defined(key)) return;
+      given.push_back([v = m.Bool(key), field](auto& e) { e.*field = v; });
+    };
+    integer("max_num_seqs", &models::EngineSettings::max_num_seqs);
+    integer("max_num_batched_tokens", &models::EngineSettings::max_num_batched_tokens);
+    if (defined("gpu_memory_utilization")) {
+      given.push_back(
+          [v = m.Number("gpu_memory_utilization")](auto& e) { e.gpu_memory_utilization = v; });
+    }
+    integer("block_size_tokens", &models::EngineSettings::block_size_tokens);
+    boolean("cache_generated_tokens", &models::EngineSettings::cache_generated_tokens);
+    boolean("async_scheduling", &models::EngineSettings::async_scheduling);
+    integer("cudagraph_max_tokens", &models::EngineSettings::cudagraph_max_tokens);
+    if (m.Bool("enforce_eager")) given.push_back([](auto& e) { e.cudagraph_max_tokens = -1; });
+    if (defined("cpu_offload_gb")) {
+      given.push_back(
+          [v = m.Number("cpu_offload_gb") * (1 << 30)](auto& e) { e.cpu_offload_bytes = v; });
     }
     m.Finish();
+  }
+  for (const auto& apply : given) {
+    apply(s->resolved_profile.engine);
+    for (DeploymentSpec& d : s->deployments) {
+      if (d.profile) apply(d.profile->engine);
+    }
   }
   const models::EngineSettings resolved = s->resolved_profile.ResolvedEngine();
   s->scheduler.max_num_batched_tokens = resolved.max_num_batched_tokens;

@@ -40,6 +40,11 @@ void ParseEngine(YamlMap& cluster, Scenario* s);
 void ParseKvEvents(YamlMap& cluster, Scenario* s);
 // cluster.kv_tiers, after the engine (the block size): sets scheduler.kv_tier.
 void ParseKvTiers(YamlMap& cluster, Scenario* s);
+// cluster.disaggregation, or none, checked against the deployments' roles.
+void ParseDisaggregation(YamlMap& cluster, Scenario* s);
+// The deployments' own profiles against the cluster's, after the engine and
+// the KV settings are read.
+void CheckDeploymentProfiles(const YamlMap& cluster, const Scenario& s);
 // Returns the trace's own rate when a trace is replayed at native timing, else 0.
 double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s);
 void ParseArrivals(YamlMap& workload, const LoadContext& ctx, models::WorkloadConfig* c);
@@ -68,6 +73,8 @@ const ChoiceTable<models::EvictionOrder>& EvictionOrders();
 const ChoiceTable<models::OffloadRule>& OffloadRules();
 const ChoiceTable<models::EntryPoint>& EntryPoints();
 const ChoiceTable<Scenario::HitEstimate>& HitEstimates();
+const ChoiceTable<DeploymentRole>& DeploymentRoles();
+const ChoiceTable<DisaggregationSpec::Decider>& DisaggregationDeciders();
 const ChoiceTable<models::KeyRateConfig::Kind>& RateSkewKinds();
 const ChoiceTable<models::ArrivalConfig::Kind>& ArrivalKinds();
 const ChoiceTable<models::LengthDistribution::Kind>& LengthKinds();
@@ -93,6 +100,7 @@ const YamlKeyTable& EngineKeys();
 const YamlKeyTable& CostModelKeys();
 const YamlKeyTable& KvEventsKeys();
 const YamlKeyTable& KvTierKeys();
+const YamlKeyTable& DisaggregationKeys();
 const YamlKeyTable& WorkloadKeys();
 const YamlKeyTable& RateSkewKeys();
 const YamlKeyTable& PromptKeys();

@@ -5,11 +5,10 @@
 #include <charconv>
 
 #include "sim/runner/scenario_loader_internal.h"
+#include "sim/runner/scenario_printer_internal.h"
 
 namespace kvroute::sim {
-namespace {
-
-using scenario::LengthKinds;
+namespace printer {
 
 // The shortest text that reads back as exactly `value`.
 YAML::Node Num(double value) {
@@ -23,6 +22,30 @@ YAML::Node Flow(YAML::Node node) {
   node.SetStyle(YAML::EmitterStyle::Flow);
   return node;
 }
+
+YAML::Node Policy(const PolicySpec& spec) {
+  const policies::PolicyInfo& info = policies::FindPolicy(spec.name);
+  const policies::Params params = policies::ResolveParams(info, spec.params);
+  YAML::Node n;
+  n["name"] = spec.name;
+  if (spec.label != spec.name) n["label"] = spec.label;
+  for (size_t i = 0; i < info.params.size(); ++i) {
+    const policies::ParamSpec& p = info.params[i];
+    const double value = params.values()[i];
+    if (p.choices.empty()) {
+      n[p.name] = Num(value);
+    } else {
+      n[p.name] = p.choices[static_cast<size_t>(value)];
+    }
+  }
+  return Flow(n);
+}
+
+}  // namespace printer
+namespace {
+
+using namespace printer;
+using scenario::LengthKinds;
 
 YAML::Node Length(const models::LengthDistribution& d) {
   using Kind = models::LengthDistribution::Kind;
@@ -62,153 +85,6 @@ YAML::Node Length(const models::LengthDistribution& d) {
   n["min"] = Num(d.min);
   n["max"] = Num(d.max);
   return Flow(n);
-}
-
-YAML::Node Policy(const PolicySpec& spec) {
-  const policies::PolicyInfo& info = policies::FindPolicy(spec.name);
-  const policies::Params params = policies::ResolveParams(info, spec.params);
-  YAML::Node n;
-  n["name"] = spec.name;
-  if (spec.label != spec.name) n["label"] = spec.label;
-  for (size_t i = 0; i < info.params.size(); ++i) {
-    const policies::ParamSpec& p = info.params[i];
-    const double value = params.values()[i];
-    if (p.choices.empty()) {
-      n[p.name] = Num(value);
-    } else {
-      n[p.name] = p.choices[static_cast<size_t>(value)];
-    }
-  }
-  return Flow(n);
-}
-
-YAML::Node Autoscale(const AutoscaleSpec& a) {
-  YAML::Node n;
-  n["signal"] = scenario::AutoscaleSignals().NameOf(a.signal);
-  if (a.signal != AutoscaleSpec::Signal::kSchedule) n["target"] = Num(a.target);
-  n["tolerance"] = Num(a.tolerance);
-  n["min_replicas"] = Num(a.min_replicas);
-  n["initial_replicas"] = Num(a.initial_replicas);
-  n["interval_s"] = Num(a.interval_s);
-  n["scale_up_stabilization_s"] = Num(a.scale_up_stabilization_s);
-  n["scale_down_stabilization_s"] = Num(a.scale_down_stabilization_s);
-  n["provisioning_delay_s"] = Num(a.provisioning_delay_s);
-  if (a.signal == AutoscaleSpec::Signal::kTtft) {
-    n["quantile"] = Num(a.quantile);
-    n["window_s"] = Num(a.window_s);
-  }
-  if (a.signal != AutoscaleSpec::Signal::kSchedule) {
-    auto policies = [](const std::vector<ScalingPolicy>& list) {
-      YAML::Node out(YAML::NodeType::Sequence);
-      for (const ScalingPolicy& p : list) {
-        YAML::Node entry;
-        entry["type"] = scenario::ScalingPolicyTypes().NameOf(p.type);
-        entry["value"] = Num(p.value);
-        entry["period_s"] = Num(p.period_s);
-        out.push_back(Flow(entry));
-      }
-      return out;
-    };
-    n["scale_up_policies"] = policies(a.scale_up_policies);
-    n["scale_up_select"] = scenario::ScalingSelects().NameOf(a.scale_up_select);
-    n["scale_down_policies"] = policies(a.scale_down_policies);
-    n["scale_down_select"] = scenario::ScalingSelects().NameOf(a.scale_down_select);
-  }
-  if (!a.schedule.empty()) {
-    YAML::Node steps(YAML::NodeType::Sequence);
-    for (const ReplicaStep& r : a.schedule) {
-      YAML::Node step;
-      step["at_s"] = Num(r.at_s);
-      step["replicas"] = Num(r.replicas);
-      steps.push_back(Flow(step));
-    }
-    n["schedule"] = steps;
-  }
-  return Flow(n);
-}
-
-YAML::Node Cluster(const Scenario& s) {
-  YAML::Node c;
-  if (s.profile_inline) {
-    const models::Profile& p = s.resolved_profile;
-    YAML::Node profile;
-    profile["model"] = p.model_ref;
-    profile["gpu"] = p.gpu_ref;
-    profile["tensor_parallel"] = Num(p.tensor_parallel);
-    profile["weight_dtype"] = models::DtypeName(p.weight_dtype);
-    profile["kv_dtype"] = models::DtypeName(p.kv_dtype);
-    c["profile"] = Flow(profile);
-  } else {
-    c["profile"] = s.profile;
-  }
-  YAML::Node deployments(YAML::NodeType::Sequence);
-  for (const DeploymentSpec& d : s.deployments) {
-    YAML::Node n;
-    n["name"] = d.name;
-    n["replicas"] = Num(d.replicas);
-    n["weight"] = Num(d.weight);
-    if (!d.schedule.empty()) {
-      YAML::Node steps(YAML::NodeType::Sequence);
-      for (const WeightStep& w : d.schedule) {
-        YAML::Node step;
-        step["at_s"] = Num(w.at_s);
-        step["weight"] = Num(w.weight);
-        steps.push_back(Flow(step));
-      }
-      n["schedule"] = steps;
-    }
-    if (d.policy) n["policy"] = Policy(*d.policy);
-    if (d.autoscale) n["autoscale"] = Autoscale(*d.autoscale);
-    deployments.push_back(Flow(n));
-  }
-  c["deployments"] = deployments;
-  const models::EngineSettings e = s.resolved_profile.ResolvedEngine();
-  YAML::Node engine;
-  engine["entry_point"] = scenario::EntryPoints().NameOf(e.entry_point);
-  engine["max_num_seqs"] = Num(e.max_num_seqs);
-  engine["max_num_batched_tokens"] = Num(e.max_num_batched_tokens);
-  engine["gpu_memory_utilization"] = Num(e.gpu_memory_utilization);
-  engine["block_size_tokens"] = Num(e.block_size_tokens);
-  engine["cache_generated_tokens"] = e.cache_generated_tokens;
-  engine["async_scheduling"] = e.async_scheduling;
-  if (e.cudagraph_max_tokens < 0) {
-    engine["enforce_eager"] = true;
-  } else {
-    engine["cudagraph_max_tokens"] = Num(e.cudagraph_max_tokens);
-  }
-  engine["cpu_offload_gb"] = Num(e.cpu_offload_bytes / (1 << 30));
-  c["engine"] = Flow(engine);
-  c["kv_blocks"] = Num(
-      static_cast<double>(s.kv_blocks > 0 ? s.kv_blocks : s.resolved_profile.KvCapacityBlocks()));
-  c["eviction"] = scenario::EvictionOrders().NameOf(s.scheduler.eviction);
-  if (s.kv_tiers.dram_gib > 0) {
-    YAML::Node tiers;
-    tiers["dram_gib"] = Num(s.kv_tiers.dram_gib);
-    tiers["dram_bandwidth_gb_per_s"] = Num(s.kv_tiers.dram_bandwidth_gb_per_s);
-    tiers["dram_latency_us"] = Num(s.kv_tiers.dram_latency_us);
-    tiers["offload"] = scenario::OffloadRules().NameOf(s.kv_tiers.offload);
-    c["kv_tiers"] = Flow(tiers);
-  }
-  YAML::Node cost;
-  if (s.fixed_iteration_s > 0) {
-    cost["kind"] = scenario::CostModelKinds().NameOf(scenario::CostModelKind::kFixed);
-    cost["iteration_s"] = Num(s.fixed_iteration_s);
-  } else {
-    cost["kind"] = scenario::CostModelKinds().NameOf(scenario::CostModelKind::kRoofline);
-  }
-  c["cost_model"] = Flow(cost);
-  c["signal_refresh_s"] = Num(s.signal_refresh_s);
-  if (s.kv_events.enabled) {
-    YAML::Node events;
-    events["delay_s"] = Num(s.kv_events.delay_s);
-    events["loss"] = Num(s.kv_events.loss);
-    c["kv_events"] = Flow(events);
-  }
-  c["lambda_h"] = Num(s.lambda_h);
-  c["deployment_hit_estimate"] = scenario::HitEstimates().NameOf(s.deployment_hit_estimate);
-  c["series_interval_s"] = Num(s.series_interval_s);
-  c["usd_per_gpu_hour"] = Num(s.UsdPerGpuHour());
-  return c;
 }
 
 YAML::Node Trace(const models::TraceConfig& t) {

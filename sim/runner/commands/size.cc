@@ -46,6 +46,11 @@ std::vector<Scenario> LoadCandidates(const po::variables_map& vm) {
       throw UsageError("kvroute size sizes a cluster of one deployment; scenario '" + c.name +
                        "' has " + std::to_string(c.deployments.size()));
     }
+    if (c.MixedProfiles()) {
+      throw UsageError("kvroute size varies cluster.profile; scenario '" + c.name +
+                       "' gives its deployment a profile of its own: move it to cluster.profile "
+                       "or pass it with --profile");
+    }
     if (!c.failures.empty()) {
       throw UsageError(
           "kvroute size needs a scenario without failures (they name replicas by "

@@ -18,9 +18,18 @@ int Validate(const po::variables_map& vm, const CommandIo& io) {
     io.out << ResolvedScenarioYaml(s);
     return 0;
   }
-  const int64_t blocks = s.kv_blocks > 0 ? s.kv_blocks : s.resolved_profile.KvCapacityBlocks();
-  io.out << s.source << ": ok — scenario '" << s.name << "': " << s.replica_count()
-         << " replicas of " << s.profile << " (" << blocks << " KV blocks of "
+  // "8 replicas of P (N KV blocks": one part per deployment when they differ.
+  std::string fleet;
+  const bool each = s.MixedProfiles() || s.disaggregation.enabled;
+  for (size_t d = 0; d < (each ? s.deployments.size() : 1); ++d) {
+    if (d > 0) fleet += "; ";
+    if (each) fleet += s.deployments[d].name + ": ";
+    fleet += std::to_string(each ? s.deployments[d].replicas : s.replica_count()) +
+             " replicas of " + (each ? s.ProfileOf(d).name : s.profile) + " (" +
+             std::to_string(s.KvBlocksOf(d)) + " KV blocks";
+    if (d + 1 < (each ? s.deployments.size() : 1)) fleet += ")";
+  }
+  io.out << s.source << ": ok — scenario '" << s.name << "': " << fleet << " of "
          << s.resolved_profile.ResolvedEngine().block_size_tokens << " tokens each"
          << (s.scheduler.kv_tier.enabled()
                  ? ", and " + std::to_string(s.scheduler.kv_tier.capacity_blocks) +
