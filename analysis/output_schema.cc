@@ -51,7 +51,8 @@ void PrintOutputSchemaMarkdown(std::ostream& out) {
   }
   out << "\n#### `/replica_requests`: points × replicas\n\n"
          "uint64 matrix: row i is `/points` row i, column r replica r (deployments in order); "
-         "requests dispatched to the replica after the warm-up.\n";
+         "requests dispatched to the replica after the warm-up (disaggregated: each request at "
+         "its decode replica; prefill replicas count none).\n";
   for (const PointTable& table : PointRowTables()) {
     out << "\n#### `/" << table.name << "`: " << table.description << "\n\n";
     Header(out);

@@ -111,7 +111,8 @@ const auto kScalars = Concat(
             "mean_held_kv_blocks", "blocks", R::kNonNegative,
             "time-average KV blocks held by running requests, per replica"),
         Scalar<&P::imbalance>("imbalance", "", R::kNonNegative,
-                              "max / mean of requests dispatched per replica after warm-up"),
+                              "max / mean of requests dispatched per replica after warm-up "
+                              "(disaggregated: over the decode pool)"),
         Scalar<&P::tenant_fairness>(
             "tenant_fairness", "", R::kShare,
             "Jain's index over every tenant's mean TTFT: 1 when all wait alike, 1/n at worst"),
@@ -273,7 +274,8 @@ const std::array kDynamic{
     DynamicColumn{"<policy statistic>", "", FieldType::kReal, R::kAnyReal,
                   "each statistic a policy reports (e.g. `plan_admitted_keys`); NaN in the rows "
                   "of policies without it; with several deployments prefixed by the deployment's "
-                  "name"},
+                  "name; also the autoscalers' `autoscale.*` and cluster.disaggregation's "
+                  "`disaggregation.*` (docs/DISAGGREGATION.md)"},
 };
 
 }  // namespace

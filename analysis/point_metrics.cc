@@ -133,12 +133,13 @@ void PointMetricsCollector::Summarize(PointResult* out) const {
                                                        static_cast<double>(admitted_measured_)
                                                  : 0;
   out->replica_requests = replica_requests_;
-  uint64_t total = std::accumulate(replica_requests_.begin(), replica_requests_.end(), uint64_t{0});
-  double mean =
-      replica_requests_.empty() ? 0 : static_cast<double>(total) / replica_requests_.size();
-  uint64_t max = replica_requests_.empty()
-                     ? 0
-                     : *std::max_element(replica_requests_.begin(), replica_requests_.end());
+  const size_t first = std::min<size_t>(balance_first_, replica_requests_.size());
+  const auto begin = replica_requests_.begin() + static_cast<std::ptrdiff_t>(first);
+  const auto end = begin + static_cast<std::ptrdiff_t>(
+                               std::min<size_t>(balance_count_, replica_requests_.size() - first));
+  uint64_t total = std::accumulate(begin, end, uint64_t{0});
+  double mean = begin == end ? 0 : static_cast<double>(total) / static_cast<double>(end - begin);
+  uint64_t max = begin == end ? 0 : *std::max_element(begin, end);
   out->imbalance = mean > 0 ? static_cast<double>(max) / mean : 0;
 
   out->tenants.clear();

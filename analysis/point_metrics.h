@@ -157,6 +157,13 @@ class PointMetricsCollector {
   void OnFailed(const models::Request& request);
   void OnRetried(const models::Request& request);
   void OnDispatched(const models::Request& request, uint32_t replica);
+  // Imbalance is max/mean over replicas [first, first + count) only (a
+  // disaggregated cluster's decode pool, where every request is counted);
+  // by default over every replica.
+  void BalanceOver(uint32_t first, uint32_t count) {
+    balance_first_ = first;
+    balance_count_ = count;
+  }
   void OnAdmitted(const models::InFlightRequest& r);  // the served hit is known here
   void OnCompleted(const models::InFlightRequest& r, sim::Time now);
   // A request in flight when the run stopped.
@@ -179,6 +186,7 @@ class PointMetricsCollector {
   uint64_t admitted_measured_ = 0, admitted_with_hit_ = 0;
   double prompt_tokens_ = 0, hit_tokens_ = 0, host_hit_tokens_ = 0;
   std::vector<uint64_t> replica_requests_;
+  uint32_t balance_first_ = 0, balance_count_ = UINT32_MAX;
   std::vector<uint32_t> tracked_tenants_;
   std::vector<LatencyHistogram> tenant_ttft_;  // tracked tenants in order, then "other"
   std::vector<uint64_t> tenant_measured_;      // same order

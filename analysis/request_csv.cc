@@ -121,6 +121,18 @@ const RequestColumn kColumns[] = {
          Real(r.route_score, o);
        }
      }},
+    {"prefill_replica", "",
+     "cluster.disaggregation: the prefill replica that computed its prompt; empty when its "
+     "decode replica prefilled it (or without disaggregation)",
+     [](R r, C, S o) {
+       if (r.prefill_replica != UINT32_MAX) Integer(r.prefill_replica, o);
+     }},
+    {"kv_transfer_s", "s",
+     "cluster.disaggregation: from the end of its prefill to its KV reaching the decode "
+     "replica, the wait for the link included; empty when not transferred",
+     [](R r, C, S o) {
+       if (r.kv_arrived != sim::kNever) Seconds(r.kv_arrived - r.kv_sent, o);
+     }},
     {"prompt_tokens", "tokens", "prompt length", [](R r, C, S o) { Integer(r.prompt_tokens, o); }},
     {"output_tokens", "tokens", "output length asked for",
      [](R r, C, S o) { Integer(r.output_tokens, o); }},

@@ -31,6 +31,11 @@ struct RequestRecord {
   uint32_t host_hit_tokens = 0;  // of those, loaded from the host DRAM tier
   uint32_t preemptions = 0;
   uint32_t retries = 0;
+  // Disaggregated and prefilled on a prefill replica (its last attempt):
+  // that replica, and when its KV left it and reached `replica`.
+  uint32_t prefill_replica = UINT32_MAX;  // UINT32_MAX: prefilled where it decoded
+  sim::Time kv_sent = sim::kNever;
+  sim::Time kv_arrived = sim::kNever;
   // Why the policy chose `replica` inside its deployment: a static string
   // from the policy's vocabulary (null: none) and its score (NaN: none).
   const char* route_reason = nullptr;

@@ -72,6 +72,8 @@ void ClusterSimulation::Dispatch(uint32_t slot, Time now) {
 
 bool ClusterSimulation::RouteDisaggregated(uint32_t slot, Time now) {
   models::InFlightRequest& r = pool_[slot];
+  PdState& state = pd_state_[slot];
+  state = PdState{};  // a new request, or a retry that starts over
   auto healthy = [&](const Deployment& dep) {
     for (uint32_t i = dep.offset; i < dep.offset + dep.size; ++i) {
       if (loads_[i].healthy) return true;
@@ -81,7 +83,6 @@ bool ClusterSimulation::RouteDisaggregated(uint32_t slot, Time now) {
   Deployment& decode = deployments_[pd_->decode_deployment()];
   if (!healthy(decode)) return false;
   const uint32_t local = decode.policy->Route(r.request, View(now, pd_->decode_deployment()));
-  PdState& state = pd_state_[slot];
   state.decode_replica = decode.offset + local;
   r.replica = state.decode_replica;
   r.route_reason = decode.policy->LastRoute().reason;  // the record's replica is the decode one
@@ -91,6 +92,7 @@ bool ClusterSimulation::RouteDisaggregated(uint32_t slot, Time now) {
   const uint32_t cached = decode.oracle->CachedPrefixBlocks(local, r.request.block_hashes);
   const bool split = pd_->Split(r.request, cached) && healthy(prefill);
   pd_->OnDecided(split);
+  state.split = split;
   if (split) {
     state.prefill_replica =
         prefill.offset + prefill.policy->Route(r.request, View(now, pd_->prefill_deployment()));
@@ -123,12 +125,14 @@ void ClusterSimulation::OnPrefilled(uint32_t slot, Time now) {
   const uint32_t tokens = sent > held ? sent - held : 0;
   r.remote_tokens = sent;
   state.prefill_failures = replicas_[state.prefill_replica]->counters().failures;
+  state.kv_sent = now;
   events_.Push(pd_->Transfer(state.prefill_replica, to, tokens, now), EventKind::kKvTransferDone,
                slot);
 }
 
 void ClusterSimulation::OnTransferred(uint32_t slot, Time now) {
-  const PdState& state = pd_state_[slot];
+  PdState& state = pd_state_[slot];
+  state.kv_arrived = now;
   // A replica that failed while the KV was in flight loses it: start over.
   if (!loads_[state.decode_replica].healthy ||
       replicas_[state.prefill_replica]->counters().failures != state.prefill_failures) {
@@ -151,7 +155,9 @@ void ClusterSimulation::Enqueue(uint32_t slot, Time now) {
   if (replicas_[r.replica]->Enqueue(slot, now)) {
     dep.policy->OnDispatch(r.request, local, now);
     if (!pd_) router_.OnQueued(r.request, d, now);
-    metrics_.OnDispatched(r.request, r.replica);
+    // Each request is counted once, where its output is generated (in a
+    // disaggregated cluster, the decode replica).
+    if (!r.prefill_only) metrics_.OnDispatched(r.request, r.replica);
     StartIteration(r.replica, now);
     ApplyMoves(d, now);
   } else {

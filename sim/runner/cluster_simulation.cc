@@ -61,7 +61,11 @@ ClusterSimulation::ClusterSimulation(const Scenario& scenario, const PointSpec& 
   for (uint32_t d = 0; d < deployments_.size(); ++d) {
     deployment_of_.insert(deployment_of_.end(), deployments_[d].size, d);
   }
-  if (scenario.disaggregation.enabled) pd_ = std::make_unique<PdRouter>(scenario);
+  if (scenario.disaggregation.enabled) {
+    pd_ = std::make_unique<PdRouter>(scenario);
+    const Deployment& decode = deployments_[pd_->decode_deployment()];
+    metrics_.BalanceOver(decode.offset, decode.size);
+  }
   for (const DeploymentSpec& d : scenario.deployments) {
     if (d.autoscale && !scaler_) {
       scaler_ = std::make_unique<FleetScaler>(scenario, std::span(loads_), failed_, replicas_,
@@ -177,8 +181,14 @@ void ClusterSimulation::Finish(analysis::PointResult* result) {
   for (const auto& replica : replicas_) AddReplicaTotals(*replica, result);
   if (event_view_) event_view_->AddCounters(result);
   AddPolicyStats(scenario_, deployments_, result);
-  if (pd_) pd_->AddStats(result);
-  if (deployments_.size() > 1 && !pd_) result->deployment_series = router_.TakeSeries();
+  if (pd_) {
+    pd_->AddStats(result);
+    // Its pools take every request: there is no per-deployment series, and
+    // no names to go with one.
+    result->deployment_names.clear();
+  } else if (deployments_.size() > 1) {
+    result->deployment_series = router_.TakeSeries();
+  }
   if (scaler_) scaler_->Finish(events_.Now(), result);
   const double window = ToSeconds(end_of_arrivals_ - warmup_);
   result->mean_in_system = in_system_seconds_ / window;
@@ -231,9 +241,15 @@ void ClusterSimulation::Release(uint32_t slot, analysis::RequestRecord::Outcome 
 }
 
 void ClusterSimulation::Record(uint32_t slot, analysis::RequestRecord::Outcome outcome, Time now) {
-  if (recorder_ != nullptr) {
-    recorder_->OnRequest(MakeRecord(pool_[slot], tags_[slot], outcome, now));
+  if (recorder_ == nullptr) return;
+  analysis::RequestRecord record = MakeRecord(pool_[slot], tags_[slot], outcome, now);
+  if (pd_ && pd_state_[slot].split) {
+    const PdState& state = pd_state_[slot];
+    record.prefill_replica = state.prefill_replica;
+    record.kv_sent = state.kv_sent;
+    record.kv_arrived = state.kv_arrived;
   }
+  recorder_->OnRequest(record);
 }
 
 double ClusterSimulation::TotalHeldBlockSeconds(Time now) const {

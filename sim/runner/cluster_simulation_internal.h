@@ -44,6 +44,8 @@ class ClusterSimulation : public models::ReplicaObserver {
     uint32_t decode_replica = 0;    // chosen at routing
     uint32_t prefill_replica = 0;   // when split
     uint64_t prefill_failures = 0;  // that replica's failures when the transfer began
+    bool split = false;             // prefilled on prefill_replica (this attempt)
+    Time kv_sent = kNever, kv_arrived = kNever;
   };
 
   // cluster_simulation.cc

@@ -110,6 +110,8 @@ TEST_F(DisaggregationTest, SplitTtftIsPrefillTransferAndFirstDecodeStep) {
   // Four more tokens, one per 10 ms iteration.
   EXPECT_NEAR(ToSeconds(first.completed - first.arrival), ttft_s + 0.04, 2e-9);
   EXPECT_EQ(first.replica, 1u);  // the record names the decode replica
+  EXPECT_EQ(first.prefill_replica, 0u);
+  EXPECT_NEAR(ToSeconds(first.kv_arrived - first.kv_sent), transfer_s, 2e-9);
   // The second request's prompt is cached on the decode replica: only its
   // last, partial block (999 - 62 x 16 = 7 tokens) travels.
   EXPECT_DOUBLE_EQ(Stat(r, "split_share"), 1);
@@ -127,6 +129,8 @@ TEST_F(DisaggregationTest, DecidersSplitWhatTheirRulesSay) {
   EXPECT_DOUBLE_EQ(Stat(r, "split_share"), 0.5);
   ASSERT_EQ(log.all.size(), 2u);
   EXPECT_NEAR(ToSeconds(log.all[1].first_token - log.all[1].arrival), 0.01, 2e-9);
+  EXPECT_EQ(log.all[1].prefill_replica, UINT32_MAX);  // prefilled where it decoded
+  EXPECT_EQ(log.all[1].kv_arrived, kNever);
   // threshold: 1,000 uncached tokens split at a threshold of 1,000; the
   // second request's 8 uncached tokens do not.
   r = Run(Load({"cluster.disaggregation={decider: threshold, threshold_tokens: 1000}"}));
