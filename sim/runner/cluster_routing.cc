@@ -62,7 +62,7 @@ void ClusterSimulation::Dispatch(uint32_t slot, Time now) {
     Release(slot, analysis::RequestRecord::Outcome::kFailed, now);
     return;
   }
-  const Time frontend = frontend_latency_[deployment_of_[r.replica]];
+  const Time frontend = frontend_latency_[r.replica];
   if (frontend > 0) {
     events_.Push(now + frontend, EventKind::kEnqueue, slot);
   } else {

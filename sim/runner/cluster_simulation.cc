@@ -47,9 +47,9 @@ ClusterSimulation::ClusterSimulation(const Scenario& scenario, const PointSpec& 
   seen_loads_.resize(replicas);
   const int block_size = scenario.resolved_profile.ResolvedEngine().block_size_tokens;
   for (uint32_t d = 0, r = 0; d < scenario.deployments.size(); ++d) {
-    frontend_latency_.push_back(cost_models_[d]->FrontendLatency());
     const models::SchedulerConfig scheduler = scenario.SchedulerOf(d);
     for (uint32_t i = 0; i < scenario.deployments[d].replicas; ++i, ++r) {
+      frontend_latency_.push_back(cost_models_[d]->FrontendLatency());
       replicas_.push_back(std::make_unique<models::Replica>(
           r, *cost_models_[d], scheduler, scenario.KvBlocksOf(d), block_size, pool_, loads_[r]));
     }

@@ -90,8 +90,9 @@ class ClusterSimulation : public models::ReplicaObserver {
   analysis::RequestRecorder* recorder_;  // may be null
   std::vector<ArrivalTag> tags_;         // per pool slot: where its request came from
   models::RequestPool pool_;
-  // Per deployment: its replicas' iteration-time model (their profile's),
-  // and the serving front end's latency on it (API server, tokenisation).
+  // Per scenario deployment: its replicas' iteration-time model (their
+  // profile's); per replica: the serving front end's latency on that profile
+  // (API server, tokenisation).
   std::vector<std::unique_ptr<models::CostModel>> cost_models_;
   std::vector<Time> frontend_latency_;
   std::vector<models::ReplicaLoad> loads_;
@@ -105,8 +106,8 @@ class ClusterSimulation : public models::ReplicaObserver {
   Time refresh_;                                 // signal poll period; 0 = live
   std::vector<models::ReplicaLoad> seen_loads_;  // the router's last poll
   DeploymentRouter router_;
-  std::vector<Deployment> deployments_;
-  std::vector<uint32_t> deployment_of_;  // per replica
+  std::vector<Deployment> deployments_;  // per routing pool (Scenario::Pools)
+  std::vector<uint32_t> deployment_of_;  // per replica: its pool
   std::unique_ptr<PdRouter> pd_;         // null unless cluster.disaggregation
   std::vector<PdState> pd_state_;        // per pool slot, with pd_
   analysis::TimeSeriesRecorder timeline_;

@@ -10,21 +10,23 @@ std::vector<Deployment> MakeDeployments(
     const std::vector<std::unique_ptr<models::CostModel>>& cost_models,
     const ReplicaCacheOracle& oracle, const RangedCacheOracle* event_view,
     const std::vector<std::unique_ptr<models::Replica>>& replicas,
-    const models::RequestPool& pool) {
+    const models::RequestPool& request_pool) {
   std::vector<Deployment> deployments;
   const PolicySpec& point_policy = scenario.policies[spec.policy_index];
   // Each deployment's policy expects its initial weight share of the traffic.
   // Disaggregated, every request passes through both pools.
+  const std::vector<RoutingPool> pools = scenario.Pools();
   double weight_sum = 0;
-  for (const DeploymentSpec& d : scenario.deployments) weight_sum += d.WeightAt(0);
-  uint32_t offset = 0;
-  for (size_t i = 0; i < scenario.deployments.size(); ++i) {
-    const DeploymentSpec& d = scenario.deployments[i];
+  for (const RoutingPool& p : pools) weight_sum += scenario.PoolWeightAt(p, 0);
+  for (const RoutingPool& pool : pools) {
+    // A pool of several deployments (of several GPU kinds) is sized and
+    // costed by its first: no policy weighs a replica by its speed.
+    const uint32_t i = pool.first;
     const double share = scenario.disaggregation.enabled ? 1
-                         : weight_sum > 0                ? d.WeightAt(0) / weight_sum
-                                          : 1.0 / static_cast<double>(scenario.deployments.size());
+                         : weight_sum > 0 ? scenario.PoolWeightAt(pool, 0) / weight_sum
+                                          : 1.0 / static_cast<double>(pools.size());
     policies::PolicyContext context;
-    context.num_replicas = d.replicas;
+    context.num_replicas = pool.replicas;
     // Each deployment's policy draws from its own streams; the first keeps
     // the point's seed, so one deployment behaves as a plain cluster.
     context.seed = deployments.empty() ? spec.seed : Combine(spec.seed, deployments.size());
@@ -42,19 +44,22 @@ std::vector<Deployment> MakeDeployments(
     };
     // A deployment may run its own policy (a canary trying a new router); the
     // others run the point's.
-    const PolicySpec& policy_spec = d.policy ? *d.policy : point_policy;
+    const PolicySpec* own = nullptr;
+    for (uint32_t d = pool.first; d < pool.first + pool.count; ++d) {
+      if (scenario.deployments[d].policy) own = &*scenario.deployments[d].policy;
+    }
+    const PolicySpec& policy_spec = own != nullptr ? *own : point_policy;
     const policies::PolicyInfo& info = policies::FindPolicy(policy_spec.name);
     Deployment deployment;
-    deployment.offset = offset;
-    deployment.size = d.replicas;
+    deployment.offset = pool.offset;
+    deployment.size = pool.replicas;
     deployment.policy = info.factory(policies::ResolveParams(info, policy_spec.params), context);
     const bool from_events = event_view != nullptr && !info.kv_event_view.empty();
     deployment.oracle = std::make_unique<DeploymentCacheOracle>(
-        from_events ? *event_view : static_cast<const RangedCacheOracle&>(oracle), offset);
-    deployment.queues = std::make_unique<DeploymentQueueView>(replicas, pool, offset);
+        from_events ? *event_view : static_cast<const RangedCacheOracle&>(oracle), pool.offset);
+    deployment.queues = std::make_unique<DeploymentQueueView>(replicas, request_pool, pool.offset);
     deployment.interval = deployment.policy->ControlInterval();
     deployments.push_back(std::move(deployment));
-    offset += d.replicas;
   }
   return deployments;
 }
@@ -65,11 +70,12 @@ void AddPolicyStats(const Scenario& scenario, const std::vector<Deployment>& dep
     result->policy_stats = deployments[0].policy->Stats();
     return;
   }
+  const std::vector<RoutingPool> pools = scenario.Pools();
   for (uint32_t d = 0; d < deployments.size(); ++d) {
     for (auto& [name, value] : deployments[d].policy->Stats()) {
-      result->policy_stats.emplace_back(scenario.deployments[d].name + "." + name, value);
+      result->policy_stats.emplace_back(pools[d].name + "." + name, value);
     }
-    result->deployment_names.push_back(scenario.deployments[d].name);
+    result->deployment_names.push_back(pools[d].name);
   }
 }
 

@@ -1,6 +1,7 @@
-// The second level of routing (seed 000): each deployment, a contiguous range
-// of replicas, runs its own policy instance over its replicas only, told its
-// share of the traffic and the workload's key rates.
+// The second level of routing (seed 000): each deployment (or routing pool of
+// deployments), a contiguous range of replicas, runs its own policy instance
+// over its replicas only, told its share of the traffic and the workload's
+// key rates.
 #ifndef KVROUTE_SIM_RUNNER_DEPLOYMENT_POLICIES_H_
 #define KVROUTE_SIM_RUNNER_DEPLOYMENT_POLICIES_H_
 
@@ -27,7 +28,8 @@ struct Deployment {
   Time interval = 0;  // the policy's control interval
 };
 
-// The deployments of `scenario` in order, each with the policy the point runs
+// One Deployment per routing pool of `scenario` (Scenario::Pools; without
+// pool keys, per deployment), in order, each with the policy the point runs
 // (or its own), told its replicas' iteration-time model (`cost_models`, one
 // per deployment) and KV pool. A policy whose registry entry names a kv_event_view sees the
 // caches through `event_view` when it is not null, the others through

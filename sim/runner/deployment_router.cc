@@ -12,18 +12,19 @@ DeploymentRouter::DeploymentRouter(const Scenario& scenario, uint64_t seed,
       oracle_(oracle),
       rng_(seed, "router.deployment"),
       bucket_(FromSeconds(scenario.series_interval_s)) {
-  uint32_t offset = 0;
-  for (const DeploymentSpec& d : scenario.deployments) {
-    offsets_.push_back(offset);
-    sizes_.push_back(d.replicas);
-    offset += d.replicas;
+  pools_ = scenario.Pools();
+  for (const RoutingPool& p : pools_) {
+    offsets_.push_back(p.offset);
+    sizes_.push_back(p.replicas);
   }
   if (count() > 1 && scenario.lambda_h > 0 &&
       scenario.deployment_hit_estimate == Scenario::HitEstimate::kRouter) {
-    for (size_t i = 0; i < scenario.deployments.size(); ++i) {
-      const uint64_t blocks = std::min<uint64_t>(
-          uint64_t{scenario.deployments[i].replicas} * scenario.KvBlocksOf(i), UINT32_MAX);
-      sent_.emplace_back(1, static_cast<uint32_t>(blocks), 0);
+    for (const RoutingPool& p : pools_) {
+      uint64_t blocks = 0;
+      for (uint32_t d = p.first; d < p.first + p.count; ++d) {
+        blocks += uint64_t{scenario.deployments[d].replicas} * scenario.KvBlocksOf(d);
+      }
+      sent_.emplace_back(1, static_cast<uint32_t>(std::min<uint64_t>(blocks, UINT32_MAX)), 0);
     }
   }
   weights_.resize(count());
@@ -49,7 +50,7 @@ uint32_t DeploymentRouter::Pick(const models::Request& request, Time now,
     }
     any_up |= up;
     if (up && !sent_.empty()) best = sent_[d].Depth(0, chain, now);
-    weights_[d] = up ? scenario_.deployments[d].WeightAt(now_s) : 0;
+    weights_[d] = up ? scenario_.PoolWeightAt(pools_[d], now_s) : 0;
     hit_ratios_[d] =
         chain.empty() ? 0 : static_cast<double>(best) / static_cast<double>(chain.size());
   }

@@ -2,7 +2,9 @@
 // request goes to, P_d ∝ w_d(now)·2^(λ_h·H_d) over deployments with a healthy
 // replica, H_d the request's best prefix hit ratio there; and the
 // per-deployment time series the choice leaves (requests, hits, and how often
-// a prompt wholly cached elsewhere was sent elsewhere).
+// a prompt wholly cached elsewhere was sent elsewhere). With routing pools
+// (Scenario::Pools), "deployment" here is a pool: its weight is its
+// deployments' summed.
 #ifndef KVROUTE_SIM_RUNNER_DEPLOYMENT_ROUTER_H_
 #define KVROUTE_SIM_RUNNER_DEPLOYMENT_ROUTER_H_
 
@@ -49,7 +51,8 @@ class DeploymentRouter {
 
   const Scenario& scenario_;
   const policies::CacheOracle& oracle_;
-  std::vector<uint32_t> offsets_, sizes_;
+  std::vector<RoutingPool> pools_;
+  std::vector<uint32_t> offsets_, sizes_;  // per pool
   RandomStream rng_;
   std::vector<double> weights_, hit_ratios_, scratch_;  // per deployment, per request
   // deployment_hit_estimate: router: per deployment, the blocks the router sent

@@ -5,6 +5,8 @@
 
 namespace kvroute::sim {
 
+// Pools of several deployments are refused with disaggregation, so the two
+// deployments are the two routing pools, in the same order.
 PdRouter::PdRouter(const Scenario& scenario)
     : spec_(scenario.disaggregation),
       block_size_(

@@ -107,7 +107,12 @@ struct DeploymentSpec {
   // Price of one of its GPU-hours, US dollars; 0: its own profile's GPU file,
   // else the cluster's price (Scenario::UsdPerGpuHourOf).
   double usd_per_gpu_hour = 0;
+  // Its routing pool: adjacent deployments with one pool name are routed
+  // between by one policy instance, as one Kubernetes InferencePool selects
+  // the pods of several Deployments; empty: a pool of its own.
+  std::string pool = {};
 
+  const std::string& PoolName() const { return pool.empty() ? name : pool; }
   double WeightAt(double t_s) const {
     double w = weight;
     for (const WeightStep& step : schedule) {
@@ -115,6 +120,16 @@ struct DeploymentSpec {
     }
     return w;
   }
+};
+
+// A routing pool: deployments [first, first + count), adjacent, whose
+// replicas [offset, offset + replicas) one policy routes between. Requests
+// choose a pool first (by weight, the sum of its deployments'), then a
+// replica in it. Without pool keys, every deployment is its own pool.
+struct RoutingPool {
+  std::string name;
+  uint32_t first = 0, count = 0;
+  uint32_t offset = 0, replicas = 0;
 };
 
 // A replica fails at `at_s` and, if recover_after_s > 0, comes back that much
@@ -236,6 +251,27 @@ struct Scenario {
   }
   models::SchedulerConfig SchedulerOf(size_t d) const;
   uint32_t KvBlocksOf(size_t d) const;
+  // The routing pools, in deployment order.
+  std::vector<RoutingPool> Pools() const {
+    std::vector<RoutingPool> pools;
+    uint32_t offset = 0;
+    for (uint32_t d = 0; d < deployments.size(); ++d) {
+      const DeploymentSpec& spec = deployments[d];
+      if (pools.empty() || pools.back().name != spec.PoolName()) {
+        pools.push_back({spec.PoolName(), d, 0, offset, 0});
+      }
+      ++pools.back().count;
+      pools.back().replicas += spec.replicas;
+      offset += spec.replicas;
+    }
+    return pools;
+  }
+  // Pool p's weight at t_s: its deployments' weights summed.
+  double PoolWeightAt(const RoutingPool& p, double t_s) const {
+    double w = 0;
+    for (uint32_t d = p.first; d < p.first + p.count; ++d) w += deployments[d].WeightAt(t_s);
+    return w;
+  }
   bool MixedProfiles() const {
     for (const DeploymentSpec& d : deployments) {
       if (d.profile) return true;

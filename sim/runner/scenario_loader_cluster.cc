@@ -132,6 +132,7 @@ void ParseDeployments(YamlMap& cluster, const LoadContext& ctx, Scenario* s) {
              "the deployments hold more than " + std::to_string(kMaxReplicas) + " replicas in all");
     }
     spec.usd_per_gpu_hour = d.Number("usd_per_gpu_hour");
+    spec.pool = d.String("pool", "");
     spec.weight = d.Number("weight");
     if (YAML::Node schedule = d.Take("schedule"); schedule.IsDefined()) {
       spec.schedule = ParseSchedule(d, schedule);
@@ -220,6 +221,10 @@ const YamlKeyTable& ClusterKeys() {
                  "where H_d comes from: the replicas' caches, or the router's own record"),
        NumberKey("series_interval_s", d.series_interval_s, 1e-3, 1e7,
                  "bucket width of each point's time series, s"),
+       StringKey("pool", "",
+                 "routing pool: adjacent deployments with one pool name share one policy over "
+                 "all their replicas")
+           .Default("a pool of its own"),
        NumberKey("usd_per_gpu_hour", d.usd_per_gpu_hour, 0, 1e6,
                  "price of one GPU-hour in US dollars, for cost reports")
            .Default("the GPU file's price (an assumption with its source)")}};
@@ -239,6 +244,10 @@ const YamlKeyTable& DeploymentKeys() {
                  "its own GPU kind or tensor-parallel size of the cluster's model: "
                  "a built-in profile, a .yaml file, or a map")
            .Default("cluster.profile"),
+       StringKey("pool", "",
+                 "routing pool: adjacent deployments with one pool name share one policy over "
+                 "all their replicas")
+           .Default("a pool of its own"),
        NumberKey("usd_per_gpu_hour", d.usd_per_gpu_hour, 0, 1e6,
                  "price of one of its GPU-hours in US dollars")
            .Default("its own profile's GPU file, else the cluster's price"),
@@ -299,6 +308,7 @@ void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   ParseKvEvents(cluster, s);
   s->lambda_h = cluster.Number("lambda_h");
   ParseDisaggregation(cluster, s);
+  CheckPools(cluster, *s);
   s->deployment_hit_estimate = cluster.Choice("deployment_hit_estimate", HitEstimates());
   s->series_interval_s = cluster.Number("series_interval_s");
   s->usd_per_gpu_hour = cluster.Number("usd_per_gpu_hour");

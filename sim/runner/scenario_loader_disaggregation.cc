@@ -106,6 +106,38 @@ void ParseDisaggregation(YamlMap& cluster, Scenario* s) {
   }
 }
 
+void CheckPools(const YamlMap& cluster, const Scenario& s) {
+  const std::vector<RoutingPool> pools = s.Pools();
+  for (size_t p = 0; p < pools.size(); ++p) {
+    const RoutingPool& pool = pools[p];
+    const uint32_t last = pool.first + pool.count - 1;
+    for (size_t q = 0; q < p; ++q) {
+      if (pools[q].name != pool.name) continue;
+      cluster.FailAt(DeploymentNode(cluster, pool.first, "pool"),
+                     DeploymentPath(cluster, pool.first, "pool"),
+                     "pool '" + pool.name +
+                         "' is split: the deployments of a pool must be listed next to each other");
+    }
+    if (pool.count == 1) continue;
+    if (s.disaggregation.enabled) {
+      cluster.FailAt(DeploymentNode(cluster, last, "pool"), DeploymentPath(cluster, last, "pool"),
+                     "a disaggregated cluster's two deployments are its pools; pools of several "
+                     "deployments are not modelled with cluster.disaggregation yet");
+    }
+    // One policy routes the pool: at most one of its deployments names it.
+    uint32_t named = UINT32_MAX;
+    for (uint32_t d = pool.first; d <= last; ++d) {
+      if (!s.deployments[d].policy) continue;
+      if (named != UINT32_MAX) {
+        cluster.FailAt(DeploymentNode(cluster, d, "policy"), DeploymentPath(cluster, d, "policy"),
+                       "pool '" + pool.name + "' is routed by one policy, already given by " +
+                           s.deployments[named].name);
+      }
+      named = d;
+    }
+  }
+}
+
 void CheckDeploymentProfiles(const YamlMap& cluster, const Scenario& s) {
   const int block = s.resolved_profile.ResolvedEngine().block_size_tokens;
   for (size_t i = 0; i < s.deployments.size(); ++i) {

@@ -42,6 +42,9 @@ void ParseKvEvents(YamlMap& cluster, Scenario* s);
 void ParseKvTiers(YamlMap& cluster, Scenario* s);
 // cluster.disaggregation, or none, checked against the deployments' roles.
 void ParseDisaggregation(YamlMap& cluster, Scenario* s);
+// The deployments' routing pools: adjacent, one policy each; after
+// cluster.disaggregation.
+void CheckPools(const YamlMap& cluster, const Scenario& s);
 // The deployments' own profiles against the cluster's, after the engine and
 // the KV settings are read.
 void CheckDeploymentProfiles(const YamlMap& cluster, const Scenario& s);

@@ -76,6 +76,7 @@ YAML::Node Cluster(const Scenario& s) {
     if (d.role != DeploymentRole::kServe) n["role"] = scenario::DeploymentRoles().NameOf(d.role);
     if (d.profile) n["profile"] = Profile(*d.profile, d.profile_ref);
     if (d.usd_per_gpu_hour > 0) n["usd_per_gpu_hour"] = Num(d.usd_per_gpu_hour);
+    if (!d.pool.empty()) n["pool"] = d.pool;
     n["weight"] = Num(d.weight);
     if (!d.schedule.empty()) {
       YAML::Node steps(YAML::NodeType::Sequence);
