@@ -116,6 +116,9 @@ struct SharedPrefixConfig {
   InferencePerfLength system_tokens = InferencePerfLength::Fixed(100);
   InferencePerfLength question_tokens = InferencePerfLength::Fixed(447);
   InferencePerfLength output_tokens = InferencePerfLength::Fixed(248);
+  // enable_multi_turn_chat: each prompt is a user whose rounds re-send the
+  // conversation so far (models/shared_prefix_chat.h).
+  bool multi_turn_chat = false;
 };
 
 struct WorkloadConfig {
