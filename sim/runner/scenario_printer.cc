@@ -284,6 +284,7 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
     p["system_tokens"] = InferencePerfLength(c.shared_prefix.system_tokens);
     p["question_tokens"] = InferencePerfLength(c.shared_prefix.question_tokens);
     p["output_tokens"] = InferencePerfLength(c.shared_prefix.output_tokens);
+    if (c.shared_prefix.multi_turn_chat) p["enable_multi_turn_chat"] = true;
     w["shared_prefix"] = Flow(p);
     w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
     return w;
