@@ -16,13 +16,23 @@ ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed
                              Time end)
     : config_(config), seed_(seed), end_(end) {
   const bool closed = config.closed_loop.enabled || config.closed_loop.clients > 0;
-  if ((closed || config.sessions.closed_loop) && !config.stages.empty()) {
+  const bool trace_sessions =
+      config.trace.format != models::TraceConfig::Format::kNone && config.trace.closed_loop;
+  if ((closed || config.sessions.closed_loop || trace_sessions) && !config.stages.empty()) {
     throw std::invalid_argument("closed-loop clients and load stages cannot be combined");
   }
-  if (config.sessions.closed_loop) {
+  if (trace_sessions) {
+    mode_ = Mode::kSessions;
+    auto replay = models::MakeTraceReplay(config, qps, end);
+    trace_plan_ = std::make_unique<models::TraceSessionPlan>(
+        *replay, static_cast<uint32_t>(config.block_size_tokens));
+    planner_ = trace_plan_.get();
+    source_ = std::move(replay);
+  } else if (config.sessions.closed_loop) {
     mode_ = Mode::kSessions;
     auto source = std::make_unique<models::SessionSource>(config, seed, 1.0, kNever);
     planner_ = &source->planner();
+    const double mean_steps = source->planner().MeanSteps();
     source_ = std::move(source);
     if (closed) {
       clients_ = config.closed_loop.clients > 0
@@ -38,7 +48,7 @@ ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed
       // the session rate.
       session_starts_ = std::make_unique<models::ArrivalProcess>(
           config.arrivals, RandomStream(seed, "workload.arrivals"));
-      session_rate_ = qps / planner_->MeanSteps();
+      session_rate_ = qps / mean_steps;
     }
   } else if (closed) {
     mode_ = Mode::kClosed;
@@ -102,6 +112,11 @@ void ArrivalDriver::Start(EventQueue& events) {
 }
 
 void ArrivalDriver::PushNextSessionStart(EventQueue& events) {
+  if (trace_plan_ != nullptr) {
+    const Time t = trace_plan_->Start(next_session_);
+    if (t < end_) events.Push(t, EventKind::kArrival, kNewSession);
+    return;
+  }
   session_unit_time_ += session_starts_->NextGap();
   const double t = session_unit_time_ / session_rate_;
   if (t < ToSeconds(end_)) events.Push(FromSeconds(t), EventKind::kArrival, kNewSession);
@@ -128,6 +143,7 @@ bool ArrivalDriver::ArriveInSession(const Event& event, models::Request* out, Ar
     planner_->Draw(id, &sessions_[slot]);
   }
   planner_->Emit(&sessions_[slot], next_request_id_++, event.time, out);
+  sessions_[slot].sent = event.time;
   tag->session_slot = slot;
   if (clients_ > 0) tag->client = slot;
   ++issued_;
@@ -140,13 +156,13 @@ void ArrivalDriver::SessionDone(uint32_t slot, bool completed, Time now, EventQu
   if (clients_ > 0) {
     const models::ClosedLoopConfig& c = config_.closed_loop;
     if (BudgetSpent()) return;
-    const double gap = s.done() ? c.think_time_s.Sample(think_rng_[slot]) : s.next_gap_s();
-    const Time next = now + FromSeconds(gap);
+    const Time next =
+        s.done() ? now + FromSeconds(c.think_time_s.Sample(think_rng_[slot])) : s.NextSend(now);
     if (next < end_) events.Push(next, EventKind::kArrival, slot);
     return;
   }
   if (!s.done()) {
-    const Time next = now + FromSeconds(s.next_gap_s());
+    const Time next = s.NextSend(now);
     if (next < end_) {
       events.Push(next, EventKind::kArrival, slot);
       return;

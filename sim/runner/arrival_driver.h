@@ -8,7 +8,9 @@
 //  - closed-loop sessions (workload.sessions.closed_loop): each session sends
 //    its next turn or tool call think time (or tool latency) after its
 //    previous response; sessions start at the open-loop process's times, or
-//    one after another on each closed-loop client.
+//    one after another on each closed-loop client. A trace's sessions
+//    (workload.trace.pacing: closed_loop, models/trace_sessions.h) run the
+//    same way, each starting at its first turn's time.
 // Request content always comes from the workload in its own order, so the
 // request stream stays common to every policy; in closed loop and stages
 // only the timing depends on the simulation. inference-perf's multi-turn chat
@@ -29,6 +31,7 @@
 #include "models/request_source.h"
 #include "models/session_plan.h"
 #include "models/shared_prefix_source.h"
+#include "models/trace_sessions.h"
 #include "models/workload.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/random_stream.h"
@@ -100,7 +103,8 @@ class ArrivalDriver {
   std::vector<RandomStream> think_rng_;  // per client
   uint64_t issued_ = 0;
   // Closed-loop sessions: one slot per live session (per client with clients).
-  const models::SessionPlanner* planner_ = nullptr;  // owned by source_
+  const models::SessionPlan* planner_ = nullptr;          // owned by source_ or trace_plan_
+  std::unique_ptr<models::TraceSessionPlan> trace_plan_;  // a trace's sessions
   std::vector<models::Session> sessions_;
   std::vector<uint32_t> free_sessions_;
   std::vector<uint32_t> client_sessions_;  // per client: sessions started

@@ -221,6 +221,7 @@ YAML::Node Trace(const models::TraceConfig& t) {
   n["key_blocks"] = Num(t.key_blocks);
   n["block_tokens"] = Num(t.block_tokens);
   n["timing"] = scenario::TraceTimings().NameOf(t.timing);
+  if (t.closed_loop) n["pacing"] = scenario::SessionPacings().NameOf(true);
   return Flow(n);
 }
 
