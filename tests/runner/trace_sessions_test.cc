@@ -40,7 +40,9 @@ const char kTrace[] = R"(time_s,prompt_tokens,output_tokens,session,hash_ids
 )";
 
 Scenario Load(const std::string& pacing) {
-  const fs::path dir = fs::path(::testing::TempDir()) / "trace_sessions";
+  // A directory of each test's own: ctest runs the tests side by side.
+  const fs::path dir = fs::path(::testing::TempDir()) / "trace_sessions" /
+                       ::testing::UnitTest::GetInstance()->current_test_info()->name();
   fs::create_directories(dir);
   std::ofstream(dir / "t.csv", std::ios::binary) << kTrace;
   const std::string text = R"(name: trace_sessions
