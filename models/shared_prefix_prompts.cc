@@ -30,7 +30,8 @@ SharedPrefixPrompts::SharedPrefixPrompts(const SharedPrefixConfig& config, uint6
       output_tokens.push_back(config.output_tokens.Draw(lengths));
     }
   }
-  // Fisher–Yates, as random.shuffle does once when the generator starts.
+  // One uniform permutation when the generator starts (numpy's permutation
+  // there, Fisher–Yates here: the same distribution, not the same draws).
   sim::RandomStream shuffle(seed, "workload.shared_prefix.shuffle");
   for (uint32_t i = prompts; i > 1; --i) {
     std::swap(order[i - 1], order[shuffle.UniformInt(i)]);

@@ -104,7 +104,7 @@ struct LoadStage {
 };
 
 // inference-perf's shared-prefix data generator
-// (inference_perf/datagen/shared_prefix_datagen.py): `groups` system prompts
+// (inference_perf/datagen/synthetic/shared_prefix_datagen.py): `groups` system prompts
 // of `system_tokens`, each followed by `prompts_per_group` questions of
 // `question_tokens`; the prompts are shuffled once and request k uses prompt
 // k mod their number, the count restarting at each load stage. Off when groups
