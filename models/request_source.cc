@@ -23,6 +23,11 @@ std::unique_ptr<RequestSource> MakeRequestSource(const WorkloadConfig& config, u
   if (config.trace.format == TraceConfig::Format::kNone) {
     return std::make_unique<WorkloadGenerator>(config, seed, qps, end);
   }
+  return MakeTraceReplay(config, qps, end);
+}
+
+std::unique_ptr<TraceReplay> MakeTraceReplay(const WorkloadConfig& config, double qps,
+                                             sim::Time end) {
   auto trace = std::make_shared<const Trace>(ReadTrace(config.trace));
   if (config.trace.timing == TraceConfig::Timing::kNative) {
     // The trace's own timestamps: its own rate is the only load there is.

@@ -41,13 +41,20 @@ class RequestSource {
 };
 
 struct WorkloadConfig;
+class TraceReplay;
 
 // The synthetic workload, or the replay of config.trace when one is set.
-// Closed-loop sessions come as an instant cluster would see them (SessionSource).
+// Closed-loop sessions come as an instant cluster would see them (SessionSource),
+// and so do a trace's (its open-loop replay).
 // Throws TraceError for an unreadable trace, std::invalid_argument for an
 // unreachable rate target.
 std::unique_ptr<RequestSource> MakeRequestSource(const WorkloadConfig& config, uint64_t seed,
                                                  double qps, sim::Time end);
+
+// The replay of config.trace (REQUIRES: one is set) at `qps` until `end`.
+// Throws as MakeRequestSource does.
+std::unique_ptr<TraceReplay> MakeTraceReplay(const WorkloadConfig& config, double qps,
+                                             sim::Time end);
 
 }  // namespace kvroute::models
 

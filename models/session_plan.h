@@ -10,9 +10,13 @@
 // prompt is the previous step's prompt, the previous step's output and the
 // step's new tokens, so an engine that caches generated tokens hits
 // everything but the new tokens.
+//
+// The arrival driver runs any SessionPlan the same way: the synthetic
+// sessions here, and the sessions of a trace (models/trace_sessions.h).
 #ifndef KVROUTE_MODELS_SESSION_PLAN_H_
 #define KVROUTE_MODELS_SESSION_PLAN_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -33,6 +37,7 @@ struct SessionStep {
   double gap_s = 0;  // from the previous step's response: think time or slowest call's latency
   // Tool steps: the step's calls are Session::call_tokens[first_call, +calls).
   uint32_t first_call = 0, calls = 0;
+  uint64_t trace_record = 0;  // trace sessions: the step's record in Trace::records
 };
 
 // One live session: what has been sent and what is still to come.
@@ -43,22 +48,43 @@ struct Session {
   std::vector<PromptSegment> history;
   std::vector<SessionStep> steps;
   std::vector<uint32_t> call_tokens;  // each tool call's output, in call order
+  // Trace sessions: a step's gap counts from when the previous step was sent
+  // (`sent`), and the step waits for that step's response if it is later.
+  bool gap_from_sent = false;
+  sim::Time sent = 0;
 
   bool done() const { return next >= steps.size(); }
-  // Seconds between the last response and the next step. REQUIRES: !done().
+  // Seconds between the last response (or sending) and the next step.
+  // REQUIRES: !done().
   double next_gap_s() const { return steps[next].gap_s; }
+  // When the next step goes out, the previous one done with at `done`.
+  // REQUIRES: !done().
+  sim::Time NextSend(sim::Time done) const {
+    const sim::Time gap = sim::FromSeconds(next_gap_s());
+    return gap_from_sent ? std::max(done, sent + gap) : done + gap;
+  }
 };
 
-class SessionPlanner {
+// Sessions as the arrival driver runs them: drawn whole by id, then sent
+// step by step.
+class SessionPlan {
+ public:
+  virtual ~SessionPlan() = default;
+  // Draws session `id` into `out` (its vectors reused).
+  virtual void Draw(uint64_t id, Session* out) const = 0;
+  // Fills `out` with the session's next step as a request arriving at
+  // `arrival` and advances the session. REQUIRES: !session->done().
+  virtual void Emit(Session* session, uint64_t request_id, sim::Time arrival,
+                    Request* out) const = 0;
+};
+
+class SessionPlanner : public SessionPlan {
  public:
   SessionPlanner(const WorkloadConfig& config, uint64_t seed);
 
-  // Draws session `id` into `out` (its vectors reused).
-  void Draw(uint64_t id, Session* out) const;
-  // Fills `out` with the session's next step as a request arriving at
-  // `arrival` and advances the session; session->history is then that
-  // request's prompt. REQUIRES: !session->done().
-  void Emit(Session* session, uint64_t request_id, sim::Time arrival, Request* out) const;
+  void Draw(uint64_t id, Session* out) const override;
+  // session->history is then the request's prompt.
+  void Emit(Session* session, uint64_t request_id, sim::Time arrival, Request* out) const override;
 
   // Expected requests per session: E[turns] (1 + E[tool steps]).
   double MeanSteps() const;

@@ -34,6 +34,9 @@ struct TraceConfig {
   // kNative: the trace's own timestamps, so its own rate is the only load.
   enum class Timing { kScaled, kNative };
   Timing timing = Timing::kScaled;
+  // Each session's turns closed loop (models/trace_sessions.h): a turn goes
+  // out no earlier than the previous turn's response; else at its timestamp.
+  bool closed_loop = false;
 };
 
 inline constexpr uint32_t kMooncakeBlockTokens = 512;

@@ -50,34 +50,41 @@ TraceReplay::TraceReplay(std::shared_ptr<const Trace> trace, bool loop, double q
   }
 }
 
-bool TraceReplay::Next(Request* out) {
-  if (index_ == trace_->records.size()) {
-    if (!loop_) return false;
-    index_ = 0;
-    ++pass_;
-  }
-  const TraceRecord& r = trace_->records[index_];
-  double trace_s = static_cast<double>(pass_) * period_s_ + sim::ToSeconds(r.time_ns);
+sim::Time TraceReplay::ArrivalOf(uint64_t pass, size_t index) const {
+  const double trace_s =
+      static_cast<double>(pass) * period_s_ + sim::ToSeconds(trace_->records[index].time_ns);
   // Compared before the conversion, which past the end could overflow the clock.
-  if (!(trace_s * scale_ * 1e9 < static_cast<double>(end_))) return false;
-  sim::Time arrival = sim::FromSeconds(trace_s * scale_);
-  ++index_;
-  out->id = next_id_++;
-  out->arrival = arrival;
+  if (!(trace_s * scale_ * 1e9 < static_cast<double>(end_))) return sim::kNever;
+  return sim::FromSeconds(trace_s * scale_);
+}
+
+PromptSegment TraceRequest(const Trace& trace, size_t index, uint64_t pass, Request* out,
+                           std::vector<PromptSegment>* segments) {
+  const TraceRecord& r = trace.records[index];
   out->key = r.key;
-  out->tenant = trace_->tenants > 0 ? r.tenant : r.key;
+  out->tenant = trace.tenants > 0 ? r.tenant : r.key;
   // A request without a session is a session of its own; the trace's named
   // sessions are numbered apart from those ids.
   constexpr uint64_t kNamed = uint64_t{1} << 63;
   out->session = r.session != TraceRecord::kNoSession ? kNamed | r.session : out->id;
   out->prompt_tokens = std::max<uint32_t>(1, r.input_tokens);
   out->output_tokens = std::max<uint32_t>(1, r.output_tokens);
-  TraceSegments(*trace_, r, pass_, &segments_);
-  if (segments_.empty()) segments_.push_back({sim::Combine(kTraceUniqueSalt, out->id), 1});
-  // The trace does not say what was generated: the output is this request's
-  // own, cached (it takes room) but never hit by a later prompt.
-  const PromptSegment output{sim::Combine(sim::Combine(kTraceOutputSalt, pass_), index_ - 1),
-                             out->output_tokens};
+  TraceSegments(trace, r, pass, segments);
+  if (segments->empty()) segments->push_back({sim::Combine(kTraceUniqueSalt, out->id), 1});
+  return {sim::Combine(sim::Combine(kTraceOutputSalt, pass), index), out->output_tokens};
+}
+
+bool TraceReplay::Next(Request* out) {
+  if (index_ == trace_->records.size()) {
+    if (!loop_) return false;
+    index_ = 0;
+    ++pass_;
+  }
+  const sim::Time arrival = ArrivalOf(pass_, index_);
+  if (arrival == sim::kNever) return false;
+  out->id = next_id_++;
+  out->arrival = arrival;
+  const PromptSegment output = TraceRequest(*trace_, index_++, pass_, out, &segments_);
   hasher_.Hash(segments_, output, &out->block_hashes, &out->output_block_hashes);
   return true;
 }

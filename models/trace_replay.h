@@ -33,6 +33,12 @@ class TraceReplay : public RequestSource {
   // Requests per second of the trace as recorded: n over (span + one mean gap).
   double native_qps() const { return native_qps_; }
 
+  const Trace& trace() const { return *trace_; }
+  bool loop() const { return loop_; }
+  // When record `index` of pass `pass` arrives in this replay (its scaled
+  // timestamp), or kNever from the end on.
+  sim::Time ArrivalOf(uint64_t pass, size_t index) const;
+
  private:
   std::shared_ptr<const Trace> trace_;
   bool loop_;
@@ -50,6 +56,13 @@ class TraceReplay : public RequestSource {
 // Appends the segments of record `r` of pass `pass` to `out` (cleared first).
 void TraceSegments(const Trace& trace, const TraceRecord& r, uint64_t pass,
                    std::vector<PromptSegment>* out);
+
+// Record `index` of pass `pass` as request `out`, whose id is set: its key,
+// tenant, session and lengths, and its prompt's segments in `segments`.
+// Returns its output, a segment of its own (the trace does not say what was
+// generated: cached, it takes room, but no later prompt hits it).
+PromptSegment TraceRequest(const Trace& trace, size_t index, uint64_t pass, Request* out,
+                           std::vector<PromptSegment>* segments);
 
 }  // namespace kvroute::models
 

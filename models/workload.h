@@ -104,7 +104,7 @@ struct LoadStage {
 };
 
 // inference-perf's shared-prefix data generator
-// (inference_perf/datagen/shared_prefix_datagen.py): `groups` system prompts
+// (inference_perf/datagen/synthetic/shared_prefix_datagen.py): `groups` system prompts
 // of `system_tokens`, each followed by `prompts_per_group` questions of
 // `question_tokens`; the prompts are shuffled once and request k uses prompt
 // k mod their number, the count restarting at each load stage. Off when groups
@@ -116,6 +116,9 @@ struct SharedPrefixConfig {
   InferencePerfLength system_tokens = InferencePerfLength::Fixed(100);
   InferencePerfLength question_tokens = InferencePerfLength::Fixed(447);
   InferencePerfLength output_tokens = InferencePerfLength::Fixed(248);
+  // enable_multi_turn_chat: each prompt is a user whose rounds re-send the
+  // conversation so far (models/shared_prefix_chat.h).
+  bool multi_turn_chat = false;
 };
 
 struct WorkloadConfig {

@@ -16,13 +16,23 @@ ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed
                              Time end)
     : config_(config), seed_(seed), end_(end) {
   const bool closed = config.closed_loop.enabled || config.closed_loop.clients > 0;
-  if ((closed || config.sessions.closed_loop) && !config.stages.empty()) {
+  const bool trace_sessions =
+      config.trace.format != models::TraceConfig::Format::kNone && config.trace.closed_loop;
+  if ((closed || config.sessions.closed_loop || trace_sessions) && !config.stages.empty()) {
     throw std::invalid_argument("closed-loop clients and load stages cannot be combined");
   }
-  if (config.sessions.closed_loop) {
+  if (trace_sessions) {
+    mode_ = Mode::kSessions;
+    auto replay = models::MakeTraceReplay(config, qps, end);
+    trace_plan_ = std::make_unique<models::TraceSessionPlan>(
+        *replay, static_cast<uint32_t>(config.block_size_tokens));
+    planner_ = trace_plan_.get();
+    source_ = std::move(replay);
+  } else if (config.sessions.closed_loop) {
     mode_ = Mode::kSessions;
     auto source = std::make_unique<models::SessionSource>(config, seed, 1.0, kNever);
     planner_ = &source->planner();
+    const double mean_steps = source->planner().MeanSteps();
     source_ = std::move(source);
     if (closed) {
       clients_ = config.closed_loop.clients > 0
@@ -38,7 +48,7 @@ ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed
       // the session rate.
       session_starts_ = std::make_unique<models::ArrivalProcess>(
           config.arrivals, RandomStream(seed, "workload.arrivals"));
-      session_rate_ = qps / planner_->MeanSteps();
+      session_rate_ = qps / mean_steps;
     }
   } else if (closed) {
     mode_ = Mode::kClosed;
@@ -47,22 +57,38 @@ ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed
                    ? config.closed_loop.clients
                    : static_cast<uint32_t>(std::max(1.0, std::round(qps)));
     // The workload's own times are ignored: it only orders the content.
-    source_ = models::MakeRequestSource(config, seed, 1.0, kNever);
+    source_ = MakeSource(1.0, kNever, 0);
     for (uint32_t c = 0; c < clients_; ++c) {
       think_rng_.emplace_back(seed, "workload.closed_loop.think", c);
     }
   } else if (!config.stages.empty()) {
     mode_ = Mode::kStaged;
     // The first stage's workload, until Start begins it.
-    source_ = models::MakeRequestSource(config, seed, StageQps(config.stages[0]), kNever);
+    source_ = MakeSource(StageQps(config.stages[0]), kNever, 0);
   } else {
-    source_ = models::MakeRequestSource(config, seed, qps, end);
+    source_ = MakeSource(qps, end, 0);
   }
+}
+
+std::unique_ptr<models::RequestSource> ArrivalDriver::MakeSource(double qps, Time end,
+                                                                 uint32_t stage) {
+  if (config_.shared_prefix.groups == 0 || !config_.shared_prefix.multi_turn_chat) {
+    return models::MakeRequestSource(config_, seed_, qps, end);
+  }
+  auto source = std::make_unique<models::SharedPrefixSource>(config_, seed_, qps, end, stage);
+  chat_source_ = source.get();
+  chat_due_ = 0;
+  return source;
 }
 
 void ArrivalDriver::Start(EventQueue& events) {
   switch (mode_) {
     case Mode::kOpen:
+      if (chat_source_ != nullptr) {
+        has_next_ = chat_source_->NextArrival(&chat_next_);
+        if (has_next_) events.Push(chat_next_, EventKind::kArrival);
+        break;
+      }
       has_next_ = source_->Next(&next_);
       if (has_next_) events.Push(next_.arrival, EventKind::kArrival);
       break;
@@ -86,6 +112,11 @@ void ArrivalDriver::Start(EventQueue& events) {
 }
 
 void ArrivalDriver::PushNextSessionStart(EventQueue& events) {
+  if (trace_plan_ != nullptr) {
+    const Time t = trace_plan_->Start(next_session_);
+    if (t < end_) events.Push(t, EventKind::kArrival, kNewSession);
+    return;
+  }
   session_unit_time_ += session_starts_->NextGap();
   const double t = session_unit_time_ / session_rate_;
   if (t < ToSeconds(end_)) events.Push(FromSeconds(t), EventKind::kArrival, kNewSession);
@@ -112,6 +143,7 @@ bool ArrivalDriver::ArriveInSession(const Event& event, models::Request* out, Ar
     planner_->Draw(id, &sessions_[slot]);
   }
   planner_->Emit(&sessions_[slot], next_request_id_++, event.time, out);
+  sessions_[slot].sent = event.time;
   tag->session_slot = slot;
   if (clients_ > 0) tag->client = slot;
   ++issued_;
@@ -124,13 +156,13 @@ void ArrivalDriver::SessionDone(uint32_t slot, bool completed, Time now, EventQu
   if (clients_ > 0) {
     const models::ClosedLoopConfig& c = config_.closed_loop;
     if (BudgetSpent()) return;
-    const double gap = s.done() ? c.think_time_s.Sample(think_rng_[slot]) : s.next_gap_s();
-    const Time next = now + FromSeconds(gap);
+    const Time next =
+        s.done() ? now + FromSeconds(c.think_time_s.Sample(think_rng_[slot])) : s.NextSend(now);
     if (next < end_) events.Push(next, EventKind::kArrival, slot);
     return;
   }
   if (!s.done()) {
-    const Time next = now + FromSeconds(s.next_gap_s());
+    const Time next = s.NextSend(now);
     if (next < end_) {
       events.Push(next, EventKind::kArrival, slot);
       return;
@@ -155,14 +187,16 @@ void ArrivalDriver::StartStage(uint32_t stage, Time start, EventQueue& events) {
     stage_times_[i] = start + FromSeconds(s.duration_s * sums[i] / sum);
   }
   stage_next_ = 0;
-  // Each stage restarts the workload's count (inference-perf's prompt counter).
-  source_ = models::MakeRequestSource(config_, seed_, StageQps(s), kNever);
+  // Each stage restarts the workload's count (inference-perf's prompt counter)
+  // and, with multi-turn chat, every conversation.
+  source_ = MakeSource(StageQps(s), kNever, stage);
   if (n > 0) events.Push(stage_times_[0], EventKind::kArrival);
 }
 
 bool ArrivalDriver::Arrive(const Event& event, models::Request* out, ArrivalTag* tag,
                            EventQueue& events) {
   *tag = ArrivalTag{};
+  if (chat_source_ != nullptr) return ArriveInChat(event, out, tag, events);
   switch (mode_) {
     case Mode::kOpen:
       if (!has_next_) return false;
@@ -191,8 +225,47 @@ bool ArrivalDriver::Arrive(const Event& event, models::Request* out, ArrivalTag*
   return false;
 }
 
+// A round is due at the workload's time (open loop, a stage's time) or when
+// its client is ready (closed loop); it goes out then unless its user has a
+// round in flight, and then when that round is done (OnDone).
+bool ArrivalDriver::ArriveInChat(const Event& event, models::Request* out, ArrivalTag* tag,
+                                 EventQueue& events) {
+  models::SharedPrefixChat& chat = *chat_source_->chat();
+  uint32_t user;
+  if ((event.target & kReleaseBit) != 0) {
+    user = event.target & ~kReleaseBit;
+    --chat_released_;
+  } else {
+    uint32_t client = ArrivalTag::kNoClient;
+    if (mode_ == Mode::kOpen) {
+      if (!has_next_) return false;
+      has_next_ = chat_source_->NextArrival(&chat_next_);
+      if (has_next_) events.Push(chat_next_, EventKind::kArrival);
+    } else if (mode_ == Mode::kClosed) {
+      if (BudgetSpent()) return false;
+      client = event.target;
+      ++issued_;
+    } else if (++stage_next_ < stage_times_.size()) {
+      events.Push(stage_times_[stage_next_], EventKind::kArrival);
+    }
+    user = chat.UserOf(chat_due_++);
+    if (!chat.Claim(user, client)) return false;  // it waits for the user's round in flight
+  }
+  chat.Emit(user, next_request_id_++, event.time, out);
+  tag->client = chat.client(user);
+  tag->stage = stage_;
+  tag->session_slot = user;
+  return true;
+}
+
 void ArrivalDriver::OnDone(const ArrivalTag& tag, bool completed, Time now, size_t in_flight,
                            EventQueue& events) {
+  if (chat_source_ != nullptr && chat_source_->chat()->Release(tag.session_slot, completed)) {
+    // The user's next round has waited: it goes out now, even past the end,
+    // as inference-perf sends every request of a stage it has scheduled.
+    events.Push(now, EventKind::kArrival, kReleaseBit | tag.session_slot);
+    ++chat_released_;
+  }
   if (mode_ == Mode::kSessions) {
     SessionDone(tag.session_slot, completed, now, events);
   } else if (mode_ == Mode::kClosed && tag.client != ArrivalTag::kNoClient) {
@@ -201,6 +274,7 @@ void ArrivalDriver::OnDone(const ArrivalTag& tag, bool completed, Time now, size
     const Time next = now + FromSeconds(c.think_time_s.Sample(think_rng_[tag.client]));
     if (next < end_) events.Push(next, EventKind::kArrival, tag.client);
   } else if (mode_ == Mode::kStaged && stage_next_ == stage_times_.size() && in_flight == 0 &&
+             (chat_source_ == nullptr || chat_source_->chat()->waiting() + chat_released_ == 0) &&
              stage_ + 1 < config_.stages.size()) {
     StartStage(stage_ + 1, now + FromSeconds(config_.stage_gap_s), events);
   }

@@ -8,10 +8,16 @@
 //  - closed-loop sessions (workload.sessions.closed_loop): each session sends
 //    its next turn or tool call think time (or tool latency) after its
 //    previous response; sessions start at the open-loop process's times, or
-//    one after another on each closed-loop client.
+//    one after another on each closed-loop client. A trace's sessions
+//    (workload.trace.pacing: closed_loop, models/trace_sessions.h) run the
+//    same way, each starting at its first turn's time.
 // Request content always comes from the workload in its own order, so the
 // request stream stays common to every policy; in closed loop and stages
-// only the timing depends on the simulation. Closed-loop sessions are paired
+// only the timing depends on the simulation. inference-perf's multi-turn chat
+// (workload.shared_prefix.enable_multi_turn_chat) runs on any of those
+// timings, but a round due while its user's previous round is in flight waits
+// for it (models/shared_prefix_chat.h), and its content is made when it is
+// sent. Closed-loop sessions are paired
 // session by session instead: each draws everything from its own stream
 // (models/session_plan.h), so session n (or client c's j-th session) is the
 // same for every policy, while how many of them run depends on the timing.
@@ -24,6 +30,8 @@
 
 #include "models/request_source.h"
 #include "models/session_plan.h"
+#include "models/shared_prefix_source.h"
+#include "models/trace_sessions.h"
 #include "models/workload.h"
 #include "sim/core/event_queue.h"
 #include "sim/core/random_stream.h"
@@ -66,12 +74,18 @@ class ArrivalDriver {
   enum class Mode { kOpen, kClosed, kStaged, kSessions };
   // An arrival event's target for the start of an open-loop session.
   static constexpr uint32_t kNewSession = UINT32_MAX;
+  // An arrival event's target for a chat round that waited for its user's
+  // previous round: this bit on the user.
+  static constexpr uint32_t kReleaseBit = 0x80000000u;
 
   // Closed-loop clients have sent workload.closed_loop.max_requests.
   bool BudgetSpent() const {
     return config_.closed_loop.max_requests > 0 && issued_ >= config_.closed_loop.max_requests;
   }
+  // The workload of a stage (0 without stages) at `qps` until `end`.
+  std::unique_ptr<models::RequestSource> MakeSource(double qps, Time end, uint32_t stage);
   void StartStage(uint32_t stage, Time start, EventQueue& events);
+  bool ArriveInChat(const Event& event, models::Request* out, ArrivalTag* tag, EventQueue& events);
   void PushNextSessionStart(EventQueue& events);
   bool ArriveInSession(const Event& event, models::Request* out, ArrivalTag* tag,
                        EventQueue& events);
@@ -89,7 +103,8 @@ class ArrivalDriver {
   std::vector<RandomStream> think_rng_;  // per client
   uint64_t issued_ = 0;
   // Closed-loop sessions: one slot per live session (per client with clients).
-  const models::SessionPlanner* planner_ = nullptr;  // owned by source_
+  const models::SessionPlan* planner_ = nullptr;          // owned by source_ or trace_plan_
+  std::unique_ptr<models::TraceSessionPlan> trace_plan_;  // a trace's sessions
   std::vector<models::Session> sessions_;
   std::vector<uint32_t> free_sessions_;
   std::vector<uint32_t> client_sessions_;  // per client: sessions started
@@ -97,6 +112,11 @@ class ArrivalDriver {
   double session_unit_time_ = 0;
   double session_rate_ = 0;
   uint64_t next_session_ = 0, next_request_id_ = 0;
+  // Multi-turn chat.
+  models::SharedPrefixSource* chat_source_ = nullptr;  // owned by source_
+  Time chat_next_ = kNever;                            // open loop: the next round due
+  uint64_t chat_due_ = 0;       // rounds due so far in the stage (inference-perf's data index)
+  uint64_t chat_released_ = 0;  // waiting rounds released, their arrival still to come
   // Stages.
   uint32_t stage_ = 0;
   std::vector<Time> stage_times_;  // arrival times of the current stage

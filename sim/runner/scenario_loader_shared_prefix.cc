@@ -4,8 +4,9 @@
 // inference_perf/config/datagen/config.py SharedPrefix: num_groups alias
 // num_unique_system_prompts, num_prompts_per_group alias
 // num_users_per_system_prompt, system_prompt_len, question_len and output_len,
-// each a count or a Distribution of inference_perf/config/common.py, and the
-// older question_distribution / output_distribution).
+// each a count or a Distribution of inference_perf/config/common.py, the
+// older question_distribution / output_distribution, and
+// enable_multi_turn_chat, models/shared_prefix_chat.h).
 #include <cmath>
 #include <tuple>
 
@@ -17,6 +18,8 @@ namespace kvroute::sim::scenario {
 namespace {
 
 constexpr double kMaxTokens = 1e7;
+constexpr double kMaxPrompts = 1e7;
+constexpr double kMaxChatUsers = 1e6;
 using Length = models::InferencePerfLength;
 
 // inference-perf's own defaults (config.py), for keys its file leaves out.
@@ -38,7 +41,8 @@ const YamlKeyTable& InferencePerfKeys() {
        NestedKey("output_distribution", YamlType::kMap, "null",
                  "the output lengths' distribution when output_len is a count"),
        IntegerKey("seed", 0, 0, 1e18, "read and not used: kvroute draws from the scenario's seed"),
-       BoolKey("enable_multi_turn_chat", false, "must be false (unsupported)")}};
+       BoolKey("enable_multi_turn_chat", false,
+               "each prompt is a user whose rounds re-send the conversation so far")}};
   return table;
 }
 
@@ -143,6 +147,18 @@ uint64_t Either(YamlMap& m, const std::string& key, const std::string& alias) {
   return b ? m.Integer(alias) : m.Integer(key);
 }
 
+// Every prompt is kept (and, with multi-turn chat, every user's
+// conversation): their number is bounded, and a failure names `key`.
+void CheckPrompts(YamlMap& m, const models::SharedPrefixConfig& c, const std::string& key) {
+  const double prompts = static_cast<double>(c.groups) * c.prompts_per_group;
+  const double most = c.multi_turn_chat ? kMaxChatUsers : kMaxPrompts;
+  if (prompts > most) {
+    m.Fail(key, "groups × prompts per group is " + FormatYamlNumber(prompts) + ", more than " +
+                    FormatYamlNumber(most) +
+                    (c.multi_turn_chat ? " users with multi-turn chat" : " prompts"));
+  }
+}
+
 void ReadInferencePerf(const std::string& path, models::SharedPrefixConfig* c) {
   const std::string text = ReadInputFile(path, kScenarioInput);
   auto source = std::make_shared<YamlSource>(path);
@@ -165,10 +181,10 @@ void ReadInferencePerf(const std::string& path, models::SharedPrefixConfig* c) {
   c->question_tokens = ParseLengthKey(m, "question_len", "question_distribution", 1, 50);
   c->output_tokens = ParseLengthKey(m, "output_len", "output_distribution", 1, 50);
   m.Integer("seed");
-  if (m.Bool("enable_multi_turn_chat")) {
-    m.Fail("enable_multi_turn_chat",
-           "not supported; use workload.sessions for multi-turn chat (docs/WORKLOADS.md)");
-  }
+  c->multi_turn_chat = m.Bool("enable_multi_turn_chat");
+  CheckPrompts(m, *c,
+               m.node()["num_prompts_per_group"].IsDefined() ? "num_prompts_per_group"
+                                                             : "num_users_per_system_prompt");
   m.Finish();
 }
 
@@ -193,6 +209,10 @@ const YamlKeyTable& SharedPrefixKeys() {
            .When("no file"),
        NestedKey("output_tokens", YamlType::kLength, "248",
                  "each output: a count or an inference-perf distribution")
+           .When("no file"),
+       BoolKey("enable_multi_turn_chat", d.multi_turn_chat,
+               "inference-perf's multi-turn chat: each prompt is a user whose rounds re-send "
+               "the conversation so far (docs/WORKLOADS.md)")
            .When("no file")}};
   return table;
 }
@@ -201,8 +221,8 @@ void ParseSharedPrefix(YamlMap& w, const LoadContext& ctx, models::WorkloadConfi
   YamlMap m = w.Map("shared_prefix", &SharedPrefixKeys());
   models::SharedPrefixConfig& p = c->shared_prefix;
   if (m.node()["file"].IsDefined()) {
-    for (const char* key :
-         {"groups", "prompts_per_group", "system_tokens", "question_tokens", "output_tokens"}) {
+    for (const char* key : {"groups", "prompts_per_group", "system_tokens", "question_tokens",
+                            "output_tokens", "enable_multi_turn_chat"}) {
       if (m.node()[key].IsDefined()) m.Fail(key, "the file gives it; remove it or the file");
     }
     const std::string path = ResolvePath(m, "file", m.String("file"), ctx.base_dir);
@@ -220,6 +240,8 @@ void ParseSharedPrefix(YamlMap& w, const LoadContext& ctx, models::WorkloadConfi
       if (YAML::Node n = m.Take(key); n.IsDefined())
         *length = ParseLengthOf(m, n, m.Child(key), least);
     }
+    p.multi_turn_chat = m.Bool("enable_multi_turn_chat");
+    CheckPrompts(m, p, "prompts_per_group");
   }
   m.Finish();
 }

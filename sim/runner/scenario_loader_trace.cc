@@ -1,7 +1,7 @@
 // workload.trace: a trace (Mooncake, Azure, BurstGPT or kvroute's own format)
-// replayed instead of the synthetic
-// workload, read when the scenario loads so that its errors come before the
-// sweep, not in its middle.
+// replayed instead of the synthetic workload, open or closed loop, read when
+// the scenario loads so that its errors come before the sweep, not in its
+// middle.
 #include "sim/core/input_file.h"
 #include "sim/runner/scenario_loader_internal.h"
 
@@ -32,7 +32,10 @@ const YamlKeyTable& TraceKeys() {
        IntegerKey("block_tokens", d.block_tokens, 1, 1'000'000,
                   "kvroute format: tokens per hash id"),
        ChoiceKey("timing", TraceTimings().names(), TraceTimings().NameOf(d.timing),
-                 "scaled: the trace's mean rate becomes each load; native: as recorded")}};
+                 "scaled: the trace's mean rate becomes each load; native: as recorded"),
+       ChoiceKey("pacing", SessionPacings().names(), SessionPacings().NameOf(d.closed_loop),
+                 "open_loop: every turn at its timestamp; closed_loop: a session's turn also "
+                 "waits for the previous turn's response (docs/WORKLOADS.md)")}};
   return table;
 }
 
@@ -46,6 +49,7 @@ double ParseTrace(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c)
   c->trace.key_blocks = static_cast<uint32_t>(m.Integer("key_blocks"));
   c->trace.block_tokens = static_cast<uint32_t>(m.Integer("block_tokens"));
   c->trace.timing = m.Choice("timing", TraceTimings());
+  c->trace.closed_loop = m.Choice("pacing", SessionPacings());
   m.Finish();
   try {
     models::Trace read = models::ReadTrace(c->trace);

@@ -97,6 +97,7 @@ YAML::Node Trace(const models::TraceConfig& t) {
   n["key_blocks"] = Num(t.key_blocks);
   n["block_tokens"] = Num(t.block_tokens);
   n["timing"] = scenario::TraceTimings().NameOf(t.timing);
+  if (t.closed_loop) n["pacing"] = scenario::SessionPacings().NameOf(true);
   return Flow(n);
 }
 
@@ -160,6 +161,7 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
     p["system_tokens"] = InferencePerfLength(c.shared_prefix.system_tokens);
     p["question_tokens"] = InferencePerfLength(c.shared_prefix.question_tokens);
     p["output_tokens"] = InferencePerfLength(c.shared_prefix.output_tokens);
+    if (c.shared_prefix.multi_turn_chat) p["enable_multi_turn_chat"] = true;
     w["shared_prefix"] = Flow(p);
     w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
     return w;

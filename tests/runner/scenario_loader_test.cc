@@ -170,8 +170,9 @@ TEST(ScenarioLoaderTest, QuickstartIsValid) {
 }
 
 TEST(ScenarioLoaderTest, EveryShippedScenarioLoads) {
-  for (const char* name : {"paper_gini", "whales", "sessions_rag", "bursty_drift",
-                           "mooncake_conversation", "azure_conv", "sessions_agents"}) {
+  for (const char* name :
+       {"paper_gini", "whales", "sessions_rag", "bursty_drift", "mooncake_conversation",
+        "azure_conv", "sessions_agents", "shared_prefix_chat"}) {
     EXPECT_NO_THROW(LoadScenarioFile(std::string("scenarios/") + name + ".yaml")) << name;
   }
 }
