@@ -7,7 +7,10 @@
 // (at most 256): by default from the approximate index of the router's own
 // decisions (one LRU per pod of the pod's KV size, autoTune), or with
 // `prefix_cache: precise` from the engines' caches (LongestPrefixScorer), as
-// their KV events tell them (cluster.kv_events).
+// their KV events tell them (cluster.kv_events). The precise index knows each
+// block's tier: a block only host memory holds (cluster.kv_tiers) counts
+// `host_tier_weight`, llm-d's default weight of the "cpu" medium
+// (llm-d-kv-cache pkg/kvcache DefaultKVCacheBackendConfig: gpu 1.0, cpu 0.8).
 #include <algorithm>
 #include <vector>
 
@@ -30,6 +33,7 @@ class LlmdPolicy : public Policy {
         kv_weight_(params.Get("kv_utilization_weight")),
         load_aware_weight_(params.Get("load_aware_weight")),
         load_aware_threshold_(params.Get("load_aware_threshold")),
+        host_weight_(params.Get("host_tier_weight")),
         precise_(params.Get("prefix_cache") == 1),
         index_(precise_ ? 0 : ctx.num_replicas,
                ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica : kLruCapacityPerServer,
@@ -38,7 +42,8 @@ class LlmdPolicy : public Policy {
         eligible_(ctx.num_replicas),
         queue_(ctx.num_replicas),
         queue_scores_(ctx.num_replicas),
-        matched_(ctx.num_replicas) {}
+        matched_(ctx.num_replicas),
+        weighted_(ctx.num_replicas) {}
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
     std::span<const uint64_t> chain(request.block_hashes.data(),
@@ -57,11 +62,19 @@ class LlmdPolicy : public Policy {
     } else {
       index_.WalkCounts(chain, view.now, matched_);
     }
+    // The prefix run goes on through the blocks only host memory holds, each
+    // worth host_tier_weight (LongestPrefixScorer's tier-weighted sum).
+    for (uint32_t e = 0; e < view.size(); ++e) {
+      weighted_[e] = matched_[e];
+      if (precise_ && view.cache != nullptr && eligible_[e] && matched_[e] < chain.size()) {
+        weighted_[e] += host_weight_ * view.cache->HostTierBlocks(e, chain, matched_[e]);
+      }
+    }
     uint32_t best = UINT32_MAX, ties = 0;
     double best_score = 0;
     for (uint32_t e = 0; e < view.size(); ++e) {
       if (!eligible_[e]) continue;
-      double prefix = chain.empty() ? 0 : static_cast<double>(matched_[e]) / chain.size();
+      double prefix = chain.empty() ? 0 : weighted_[e] / static_cast<double>(chain.size());
       double kv = 1 - view.replicas[e].kv_utilization;
       double score =
           prefix_weight_ * Clamp(prefix) + queue_weight_ * Clamp(queue_scores_[e]) +
@@ -78,7 +91,7 @@ class LlmdPolicy : public Policy {
     // prefix_match: the chosen pod matched part of the prompt; load_score:
     // it matched none, so queue and KV scores decided. Score: its weighted
     // score sum (the scheduler's, higher is better).
-    Explain(matched_[best] > 0 ? "prefix_match" : "load_score", best_score);
+    Explain(weighted_[best] > 0 ? "prefix_match" : "load_score", best_score);
     return best;
   }
 
@@ -96,6 +109,7 @@ class LlmdPolicy : public Policy {
   static double Clamp(double x) { return std::clamp(x, 0.0, 1.0); }
 
   double prefix_weight_, queue_weight_, kv_weight_, load_aware_weight_, load_aware_threshold_;
+  double host_weight_;
   bool precise_;
   RouterPrefixIndex index_;
   sim::RandomStream rng_;
@@ -103,6 +117,7 @@ class LlmdPolicy : public Policy {
   std::vector<double> queue_;
   std::vector<double> queue_scores_;
   std::vector<uint32_t> matched_;
+  std::vector<double> weighted_;  // matched blocks, host-only ones weighted
 };
 
 }  // namespace
@@ -120,7 +135,11 @@ PolicyInfo LlmdPolicyInfo() {
             "prefix index: the router's own (approximate) or the engines'",
             false,
             0,
-            {"approximate", "precise"}}},
+            {"approximate", "precise"}},
+           {"host_tier_weight", 0.8,
+            "precise: worth of a prompt block only host memory holds (cluster.kv_tiers), HBM's "
+            "being 1 (llm-d's cpu medium weight)",
+            false, 0}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<LlmdPolicy>(params, ctx);
           },

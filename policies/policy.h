@@ -35,6 +35,13 @@ class CacheOracle {
                                      std::span<uint32_t> out) const {
     for (uint32_t r = 0; r < out.size(); ++r) out[r] = CachedPrefixBlocks(r, chain);
   }
+  // Blocks of `chain` from `from` on that `replica`'s host-memory KV tier
+  // holds in a row (cluster.kv_tiers): what a hit there would load after an
+  // HBM hit of `from` blocks. 0 without a tier.
+  virtual uint32_t HostTierBlocks(uint32_t /*replica*/, std::span<const uint64_t> /*chain*/,
+                                  uint32_t /*from*/) const {
+    return 0;
+  }
 };
 
 // Read-only access to the requests queued on each replica, for policies that

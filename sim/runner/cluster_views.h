@@ -36,6 +36,13 @@ class ReplicaCacheOracle : public RangedCacheOracle {
                              std::span<uint32_t> out) const override {
     CachedPrefixBlocksOf(0, chain, out);
   }
+  uint32_t HostTierBlocks(uint32_t replica, std::span<const uint64_t> chain,
+                          uint32_t from) const override {
+    const models::HostKvTier* tier = replicas_[replica]->host_tier();
+    return tier != nullptr
+               ? tier->Match(models::BlockChain(chain), from, static_cast<uint32_t>(chain.size()))
+               : 0;
+  }
   // In lockstep (KvCache::MatchPrefixMany).
   void CachedPrefixBlocksOf(uint32_t offset, std::span<const uint64_t> chain,
                             std::span<uint32_t> out) const override {
@@ -62,6 +69,10 @@ class DeploymentCacheOracle : public policies::CacheOracle {
   void CachedPrefixBlocksAll(std::span<const uint64_t> chain,
                              std::span<uint32_t> out) const override {
     all_.CachedPrefixBlocksOf(offset_, chain, out);
+  }
+  uint32_t HostTierBlocks(uint32_t replica, std::span<const uint64_t> chain,
+                          uint32_t from) const override {
+    return all_.HostTierBlocks(offset_ + replica, chain, from);
   }
 
  private:
