@@ -162,6 +162,7 @@ TEST_F(DisaggregationTest, TransfersShareTheLinkFirstComeFirstServed) {
 TEST_F(DisaggregationTest, DeterministicWithEverythingOn) {
   const Scenario s = Load({"cluster.disaggregation={decider: decode_first}",
                            "cluster.kv_events={delay_s: 0.5, loss: 0.1}",
+                           "cluster.kv_tiers={dram_gib: 1, offload: write_through}",
                            "failures={retry_limit: 2, schedule: [{replica: 1, at_s: 1.005, "
                            "recover_after_s: 1}]}"});
   const std::string once = analysis::PointToJson(Run(s), s.slos);
