@@ -84,7 +84,14 @@ if wanted flagship_short_outputs; then
     --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
 fi
 run second_k128 scenarios/paper/second_workload.yaml
-run second_k256 scenarios/paper/second_workload.yaml --set workload.active_keys=256
+# K256 is another workload (twice the active keys): q_cap and W recalibrated for it.
+if wanted second_k256; then
+  k256=(--set workload.active_keys=256)
+  entry=$("$kvroute" calibrate scenarios/paper/second_workload.yaml "${k256[@]}" |
+    sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+  run second_k256 scenarios/paper/second_workload.yaml "${k256[@]}" \
+    --set "policies=[flat_lb, chwbl, dualmap, {$entry, interval_s: 3600}]"
+fi
 run ablation scenarios/paper/ablation.yaml
 run regime_win scenarios/paper/regime_win.yaml
 # §5.4's lose and tie rows ("aggregate workloads" A and B) differ in how much
