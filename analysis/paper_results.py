@@ -10,7 +10,8 @@ import os
 import h5py
 import numpy as np
 
-from paper_stats import Seed, best_of, capacity_stats, paired_ratio, t975, widest_bracket
+from paper_stats import (Seed, Stats, best_of, capacity_stats, paired_ratio, t975,
+                         widest_bracket)
 
 # A capacity is resolved when its bracket is at most 2% of it wide, or 1 QPS (issue 13).
 RESOLVED_SHARE, RESOLVED_QPS = 0.02, 1.0
@@ -106,24 +107,64 @@ class Run:
         """Paired ratio statistics (paper_stats.Stats) of num's capacity over den's."""
         return paired_ratio(self.seeds(num, threshold), self.seeds(den, threshold))
 
-    def rebuild_dip(self, policy, qps, interval_s):
-        """Hit-rate points lost in the series bucket after each control tick against the
-        bucket before it, averaged over ticks and seeds: the re-warm cost of a new plan."""
-        dips = []
+    def per_seed(self, policy, qps, column):
+        """{seed: value} of one point column at one grid load."""
+        rows = self.points[(self.points["policy"] == policy.encode()) & (self.points["qps"] == qps)
+                           & (self.points["refinement_round"] == 0)]
+        return {int(r["seed"]): float(r[column]) for r in rows}
+
+    def series_by_seed(self, policy, qps):
+        """{seed: time-series rows} of the grid point at one load."""
         rows = np.flatnonzero((self.points["policy"] == policy.encode())
                               & (self.points["qps"] == qps) & (self.points["refinement_round"] == 0))
-        for row in rows:
-            mine = self.series[self.series["point"] == row]
+        return {int(self.points["seed"][row]): self.series[self.series["point"] == row]
+                for row in rows}
+
+    def rebuild_dips(self, policy, qps, interval_s):
+        """Per seed, the hit-rate points lost in the series bucket after each control tick
+        against the bucket before it, averaged over the seed's ticks: the re-warm cost of a
+        new plan. A Stats over the seeds."""
+        out = Stats([])
+        for seed, mine in sorted(self.series_by_seed(policy, qps).items()):
             width = float(mine["start_s"][1] - mine["start_s"][0])
             rate = dict(zip(mine["start_s"], mine["token_hit_rate"]))
-            t = interval_s
+            dips, t = [], interval_s
             while t + width <= mine["start_s"][-1]:
                 before, after = rate.get(t - width), rate.get(t)
-                if before is not None and after is not None:
-                    dips.append(before - after)
+                if before is not None and after is not None and math.isfinite(before - after):
+                    dips.append(100 * (before - after))
                 t += interval_s
-        m, half = mean_ci(dips)
-        return fmt(m, half, 100, 1, " pts")
+            if dips:
+                out.values.append(sum(dips) / len(dips))
+        return out
+
+    def interval_hits(self, policy, qps, interval_s, start_s):
+        """{seed: [token hit rate of each interval_s-long interval from start_s]}, each the
+        interval's hit tokens over its prompt tokens."""
+        out = {}
+        for seed, mine in self.series_by_seed(policy, qps).items():
+            ends = float(mine["start_s"][-1]) + float(mine["start_s"][1] - mine["start_s"][0])
+            hits, t = [], start_s
+            while t + interval_s <= ends + 1e-9:
+                inside = mine[(mine["start_s"] >= t) & (mine["start_s"] < t + interval_s)]
+                prompt = float(np.sum(inside["prompt_tokens"]))
+                hits.append(float(np.sum(inside["hit_tokens"])) / prompt if prompt > 0 else math.nan)
+                t += interval_s
+            out[seed] = hits
+        return out
+
+    def worst_interval_cost(self, worse, better, qps, interval_s, start_s):
+        """Per seed, the largest hit-rate gap (points) of `better` over `worse` in any one
+        interval (paired by seed and interval): the worst shift's cost. A Stats over seeds."""
+        a = self.interval_hits(worse, qps, interval_s, start_s)
+        b = self.interval_hits(better, qps, interval_s, start_s)
+        out = Stats([])
+        for seed in sorted(set(a) & set(b)):
+            gaps = [100 * (y - x) for x, y in zip(a[seed], b[seed])
+                    if math.isfinite(x) and math.isfinite(y)]
+            if gaps:
+                out.values.append(max(gaps))
+        return out
 
 
 def table(header, rows):

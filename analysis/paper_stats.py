@@ -17,6 +17,8 @@ The one place where the reproduction's numbers become claims (issue 13):
     not reproduced   otherwise, including fewer than two uncensored seeds.
   A published tie (a range holding 1, e.g. "1.0×") is reproduced when the CI
   holds 1 and lies within [r_lo / 1.5, r_hi × 1.5]; a tie has no direction.
+  A published quantity that is not a ratio (a share, or a cost in points,
+  whose "no effect" is 0) takes the same rule with 0 in place of 1.
 
 Pure Python (no NumPy), so that tests/analysis/paper_stats_test.py runs
 anywhere the test suite does.
@@ -155,16 +157,17 @@ def paired_ratio(num, den):
     return s
 
 
-def verdict(stats, published_low, published_high=None):
-    """The verdict on a published ratio (or range) from the CI of `stats` (module docstring)."""
+def verdict(stats, published_low, published_high=None, null=1.0):
+    """The verdict on a published ratio (or range) from the CI of `stats` (module docstring);
+    `null` is the value meaning "no effect": 1 for a ratio, 0 for a share or a difference."""
     high = published_low if published_high is None else published_high
     band_low, band_high = published_low / TOLERANCE, high * TOLERANCE
     lo, hi = stats.ci
     if stats.n < 2 or not (math.isfinite(lo) and math.isfinite(hi)):
         return "not reproduced"
-    if published_low <= 1 <= high:  # a published tie
-        return "reproduced" if band_low <= lo <= 1 <= hi <= band_high else "not reproduced"
-    same_side = lo > 1 if published_low > 1 else hi < 1
+    if published_low <= null <= high:  # a published tie
+        return "reproduced" if band_low <= lo <= null <= hi <= band_high else "not reproduced"
+    same_side = lo > null if published_low > null else hi < null
     if not same_side:
         return "not reproduced"
     return "reproduced" if lo <= band_high and hi >= band_low else "direction only"

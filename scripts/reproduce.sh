@@ -84,7 +84,14 @@ if wanted flagship_short_outputs; then
     --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
 fi
 run second_k128 scenarios/paper/second_workload.yaml
-run second_k256 scenarios/paper/second_workload.yaml --set workload.active_keys=256
+# K256 is another workload (twice the active keys): q_cap and W recalibrated for it.
+if wanted second_k256; then
+  k256=(--set workload.active_keys=256)
+  entry=$("$kvroute" calibrate scenarios/paper/second_workload.yaml "${k256[@]}" |
+    sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+  run second_k256 scenarios/paper/second_workload.yaml "${k256[@]}" \
+    --set "policies=[flat_lb, chwbl, dualmap, {$entry, interval_s: 3600}]"
+fi
 run ablation scenarios/paper/ablation.yaml
 run regime_win scenarios/paper/regime_win.yaml
 # §5.4's lose and tie rows ("aggregate workloads" A and B) differ in how much
@@ -109,9 +116,21 @@ run bursty_bootstrap scenarios/paper/flagship_synthetic.yaml --policies flat_lb,
 run drift scenarios/paper/drift.yaml
 run precision_k128 scenarios/paper/precision_fp16.yaml
 run precision_k256 scenarios/paper/precision_fp16.yaml --set workload.active_keys=256
-run qcap_head00 scenarios/paper/qcap.yaml
-for share in 05 15 25 45; do
-  run qcap_head$share scenarios/paper/qcap.yaml --set "workload.whales=[0.$share]"
+# The joint sweep q_cap x head share: each head share is another workload, so
+# the calibrated q_cap and the W every q_cap row shares are measured on it.
+for share in 00 05 15 25 45; do
+  wanted "qcap_head$share" || continue
+  head=()
+  [ "$share" = 00 ] || head=(--set "workload.whales=[0.$share]")
+  calibration=$("$kvroute" calibrate scenarios/paper/qcap.yaml "${head[@]}")
+  q_cap=$(sed -n 's/^q_cap: //p' <<<"$calibration")
+  w=$(sed -n 's/^slots_per_replica (W): //p' <<<"$calibration")
+  rows=""
+  for q in 50 100 200 500; do
+    rows+="{name: cacheroute, label: q_cap_$q, q_cap: $q, slots_per_replica: $w, interval_s: 3600}, "
+  done
+  rows+="{name: cacheroute, label: q_cap_calibrated, q_cap: $q_cap, slots_per_replica: $w, interval_s: 3600}"
+  run "qcap_head$share" scenarios/paper/qcap.yaml "${head[@]}" --set "policies=[flat_lb, $rows]"
 done
 run cluster_r8 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 8}]'
 run cluster_r60 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 60}]'

@@ -92,6 +92,15 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(verdict(stats(0.2, 1.9, 1.0), 1.0), "not reproduced")  # too wide
         self.assertEqual(verdict(stats(1.2, 1.3, 1.25), 1.0), "not reproduced")  # excludes 1
 
+    def test_a_share_or_a_difference_is_judged_against_zero(self):
+        # 0 means "no effect": a CI above 0 has the published direction.
+        self.assertEqual(verdict(stats(90.0, 95.0, 100.0), 94.5, null=0), "reproduced")
+        self.assertEqual(verdict(stats(0.5, 0.6, 0.7), 3.0, null=0), "direction only")  # band 2-4.5
+        self.assertEqual(verdict(stats(-0.5, 0.5, 0.1), 3.0, null=0), "not reproduced")  # holds 0
+        self.assertEqual(verdict(stats(-3.0, -2.5, -2.8), 3.0, null=0), "not reproduced")
+        # Against 1, the same values would be read as a ratio below 1.
+        self.assertEqual(verdict(stats(0.5, 0.6, 0.7), 3.0), "not reproduced")
+
     def test_too_few_uncensored_seeds(self):
         self.assertEqual(verdict(stats(3.0), 4.2), "not reproduced")
         self.assertEqual(verdict(Stats([], ["≥ 2.20"] * 5), 4.2), "not reproduced")
