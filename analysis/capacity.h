@@ -1,7 +1,7 @@
 // SLO capacity over a load grid (DESIGN.md, "SLO capacity"): at one seed, the
 // highest load such that it and every lower grid load meet the SLO. The true
 // capacity lies between that load and the next load run, which failed: a grid
-// (and bisection, Scenario::precision_qps) knows it only to that interval.
+// (and bisection, BisectionPrecision) knows it only to that interval.
 // Censoring is always reported: left-censored when even the lowest load fails
 // (capacity below the grid), right-censored when the highest load passes
 // (capacity at least that load, no upper bound known).
@@ -33,6 +33,22 @@ struct Capacity {
 
 // REQUIRES: outcomes non-empty; any order (sorted by qps inside).
 Capacity SloCapacity(std::span<const LoadOutcome> outcomes);
+
+// How narrow bisection makes a capacity's bracket (sweep.precision_qps and
+// sweep.precision_share): at most `qps` wide, or `share` of its lower end,
+// whichever is wider. Both 0: the grid only.
+struct BisectionPrecision {
+  double qps = 0;
+  double share = 0;
+
+  BisectionPrecision(double qps_ = 0, double share_ = 0)  // NOLINT: a width in QPS converts
+      : qps(qps_), share(share_) {}
+  bool enabled() const { return qps > 0 || share > 0; }
+  double WidthAt(double low_qps) const { return qps > share * low_qps ? qps : share * low_qps; }
+  bool Resolved(double low_qps, double high_qps) const {
+    return enabled() && high_qps - low_qps <= WidthAt(low_qps);
+  }
+};
 
 // Mean, sample standard deviation and a two-sided 95% Student-t confidence
 // interval of the mean over paired seeds. With one value sd and CI are NaN.

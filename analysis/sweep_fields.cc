@@ -55,7 +55,8 @@ const std::array kSummary{
         "mean over the same seeds of the lowest failing load: the mean capacity is below this"),
     Scalar<&S::quantised>("quantised", "", R::kFlag,
                           "1: some seed's capacity is known only to a grid interval wider than "
-                          "sweep.precision_qps, printed as [low, high)"),
+                          "sweep.precision_qps (or precision_share of its lower end), printed as "
+                          "[low, high)"),
     Scalar<&S::below_qps>("censored_below_qps", "req/s", R::kNonNegative,
                           "left-censored seeds' bound: capacity < this; NaN if none"),
     Scalar<&S::at_least_qps>("censored_at_least_qps", "req/s", R::kNonNegative,

@@ -33,7 +33,8 @@ double Min(double a, double b) { return std::isnan(a) ? b : std::min(a, b); }
 
 }  // namespace
 
-void ComputeCapacityAndSummary(double reference_qps, double precision_qps, SweepResults* results) {
+void ComputeCapacityAndSummary(double reference_qps, BisectionPrecision precision,
+                               SweepResults* results) {
   results->capacity.clear();
   results->summary.clear();
   // Policies in first-seen order; seeds in first-seen order per policy.
@@ -78,7 +79,7 @@ void ComputeCapacityAndSummary(double reference_qps, double precision_qps, Sweep
         } else {
           lower.push_back(c.qps);
           upper.push_back(c.upper_qps);
-          if (!(c.upper_qps - c.qps <= precision_qps)) row.quantised = true;
+          if (!precision.Resolved(c.qps, c.upper_qps)) row.quantised = true;
         }
       }
       if (!lower.empty()) {

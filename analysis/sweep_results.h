@@ -61,10 +61,11 @@ struct SweepResults {
 };
 
 // Derives `capacity` and `summary` from `points`. `reference_qps` must be one
-// of the grid loads; a capacity bracket at most `precision_qps` wide counts
-// as resolved (0: the grid was not refined, every bracket is quantised).
+// of the grid loads; a capacity bracket that `precision` resolves counts as
+// resolved (none: the grid was not refined, every bracket is quantised).
 // REQUIRES: every point has one SLO value per SLO.
-void ComputeCapacityAndSummary(double reference_qps, double precision_qps, SweepResults* results);
+void ComputeCapacityAndSummary(double reference_qps, BisectionPrecision precision,
+                               SweepResults* results);
 
 }  // namespace kvroute::analysis
 

@@ -35,7 +35,8 @@ std::vector<PointSpec> SweepPoints(const Scenario& scenario) {
 std::vector<PointSpec> RefinementPoints(const Scenario& scenario,
                                         std::span<const analysis::PointResult> points) {
   std::vector<PointSpec> next;
-  if (!(scenario.precision_qps > 0)) return next;
+  const analysis::BisectionPrecision precision = scenario.Precision();
+  if (!precision.enabled()) return next;
   for (size_t p = 0; p < scenario.policies.size(); ++p) {
     for (uint64_t seed : scenario.SeedList()) {
       std::vector<const analysis::PointResult*> mine;
@@ -50,7 +51,7 @@ std::vector<PointSpec> RefinementPoints(const Scenario& scenario,
         while (fail < mine.size() && scenario.slos[s].Met(mine[fail]->slo_values[s])) ++fail;
         if (fail == 0 || fail == mine.size()) continue;  // censored
         double low = mine[fail - 1]->qps, high = mine[fail]->qps;
-        if (high - low <= scenario.precision_qps) continue;
+        if (precision.Resolved(low, high)) continue;
         next.push_back(PointSpec{p, low + (high - low) / 2, seed});
       }
     }
@@ -104,7 +105,7 @@ analysis::SweepResults RunSweep(const Scenario& scenario, PointExecutor& executo
     });
     round = RefinementPoints(scenario, results.points);
   }
-  analysis::ComputeCapacityAndSummary(scenario.reference_qps, scenario.precision_qps, &results);
+  analysis::ComputeCapacityAndSummary(scenario.reference_qps, scenario.Precision(), &results);
   return results;
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/capacity.h"
 #include "analysis/slo.h"
 #include "models/profile.h"
 #include "models/replica.h"
@@ -228,6 +229,10 @@ struct Scenario {
   // Bisection refines each capacity between its last passing and first failing
   // load until they are at most this far apart, QPS; 0: the grid only.
   double precision_qps = 0;
+  // ... or until they are at most this share of their lower end, whichever is
+  // wider (0.02: within 2%); 0: precision_qps alone.
+  double precision_share = 0;
+  analysis::BisectionPrecision Precision() const { return {precision_qps, precision_share}; }
   // Capacities are also reported as a ratio to this policy's, paired by seed;
   // empty: no ratio.
   std::string baseline;

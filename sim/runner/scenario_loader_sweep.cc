@@ -31,6 +31,7 @@ void ParseLoadGrid(YamlMap& sweep, Scenario* s) {
     sweep.Fail("reference_qps", "must be one of the loads in sweep.qps");
   }
   s->precision_qps = sweep.Number("precision_qps");
+  s->precision_share = sweep.Number("precision_share");
 }
 
 }  // namespace
@@ -52,6 +53,9 @@ const YamlKeyTable& SweepKeys() {
            .Default("the middle of the grid"),
        NumberKey("precision_qps", d.precision_qps, 0, INFINITY,
                  "bisect each capacity until brackets are this narrow; 0: the grid only"),
+       NumberKey("precision_share", d.precision_share, 0, 1,
+                 "or until they are this share of their lower end, whichever is wider "
+                 "(0.02: within 2%); 0: precision_qps alone"),
        StringKey("baseline", d.baseline,
                  "a policy label; capacities are also given as a ratio to its, by seed")}};
   return table;
@@ -81,7 +85,7 @@ void ParseSweep(YamlMap& top, Scenario* s, double native_qps) {
     msg << std::setprecision(12) << "workload.trace.timing is native: the trace is replayed at "
         << "its own rate, " << native_qps << " QPS, the only load; remove this key, or set "
         << "timing: scaled to sweep loads";
-    for (const char* key : {"qps", "reference_qps", "precision_qps"}) {
+    for (const char* key : {"qps", "reference_qps", "precision_qps", "precision_share"}) {
       if (sweep.Take(key).IsDefined()) sweep.Fail(key, msg.str());
     }
   } else {

@@ -228,6 +228,7 @@ YAML::Node Sweep(const Scenario& s) {
     n["qps"] = Flow(qps);
     n["reference_qps"] = Num(s.reference_qps);
     n["precision_qps"] = Num(s.precision_qps);
+    if (s.precision_share > 0) n["precision_share"] = Num(s.precision_share);
   }
   n["baseline"] = s.baseline;
   return n;

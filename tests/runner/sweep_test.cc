@@ -66,6 +66,30 @@ TEST(BisectionTest, FindsAKnownThresholdToThePrecision) {
   EXPECT_EQ(r.points.front().refinement_round, 0u);
 }
 
+// 40..80 toward 73.7: 60, 70, 75, 72.5, 73.75; the bracket [72.5, 73.75] is
+// 1.25 QPS wide, within 2% of 72.5 (1.45), so five rounds. With 3 QPS as
+// well, the wider of the two stops it a round earlier, at [72.5, 75].
+TEST(BisectionTest, ARelativePrecisionStopsWithinItsShare) {
+  for (auto [qps, rounds] : {std::pair{0.0, 5u}, std::pair{3.0, 4u}}) {
+    Scenario s = Synthetic(qps);
+    s.precision_share = 0.02;
+    MonotoneModel model;
+    analysis::SweepResults r = RunSweep(s, model, {});
+    EXPECT_EQ(r.points.size(), 20u + 4 * rounds) << qps;
+    EXPECT_EQ(r.points.back().refinement_round, rounds) << qps;
+    for (const analysis::CapacityRow& c : r.capacity) {
+      if (c.slo_index != 0) continue;
+      EXPECT_DOUBLE_EQ(c.capacity.qps, 72.5) << qps;
+      EXPECT_DOUBLE_EQ(c.capacity.upper_qps, rounds == 5 ? 73.75 : 75) << qps;
+    }
+    for (const analysis::SummaryRow& row : r.summary) {
+      if (row.slo_index == 0) {
+        EXPECT_FALSE(row.quantised) << qps;
+      }
+    }
+  }
+}
+
 TEST(BisectionTest, GridOnlyWithoutAPrecision) {
   MonotoneModel model;
   analysis::SweepResults r = RunSweep(Synthetic(0), model, {});

@@ -56,12 +56,17 @@ analysis::PartialFile OpenPartial(const std::string& path, const Scenario& scena
 
 void PrintHeader(const Scenario& s, const analysis::SweepResults& results, std::ostream& out) {
   out << "kvroute " << analysis::KvrouteVersion() << " — scenario '" << s.name << "' (" << s.source
-      << "): " << s.replica_count() << " replicas of " << s.profile << ", " << s.policies.size()
-      << " policies x " << s.qps.size() << " loads x " << s.seeds << " seeds";
+      << "): " << s.replica_count() << " replicas of "
+      << (s.MixedProfiles() ? "several profiles (kvroute validate lists them)" : s.profile) << ", "
+      << s.policies.size() << " policies x " << s.qps.size() << " loads x " << s.seeds << " seeds";
   const size_t grid = SweepPoints(s).size();
   if (results.points.size() > grid) {
     out << " + " << results.points.size() - grid << " bisection points (precision "
-        << analysis::FormatNumber("%g", s.precision_qps) << " QPS)";
+        << analysis::FormatNumber("%g", s.precision_qps) << " QPS";
+    if (s.precision_share > 0) {
+      out << " or " << analysis::FormatNumber("%g", 100 * s.precision_share) << "%";
+    }
+    out << ")";
   }
   out << "\n";
 }
