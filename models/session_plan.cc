@@ -70,7 +70,6 @@ void SessionPlanner::Draw(uint64_t id, Session* out) const {
   s.history.clear();
   s.steps.clear();
   s.call_tokens.clear();
-  s.gap_from_sent = false;
   const bool private_prompt = rng.Uniform() < config_.no_prefix_share;
   const uint64_t private_salt = sim::Combine(kPrivateSalt, id);
   if (config_.system_tokens > 0) {

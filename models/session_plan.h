@@ -38,6 +38,9 @@ struct SessionStep {
   // Tool steps: the step's calls are Session::call_tokens[first_call, +calls).
   uint32_t first_call = 0, calls = 0;
   uint64_t trace_record = 0;  // trace sessions: the step's record in Trace::records
+  // Trace sessions' timed turns: the gap counts from when the previous step
+  // was sent, and the step waits for that step's response if it is later.
+  bool gap_from_sent = false;
 };
 
 // One live session: what has been sent and what is still to come.
@@ -48,10 +51,7 @@ struct Session {
   std::vector<PromptSegment> history;
   std::vector<SessionStep> steps;
   std::vector<uint32_t> call_tokens;  // each tool call's output, in call order
-  // Trace sessions: a step's gap counts from when the previous step was sent
-  // (`sent`), and the step waits for that step's response if it is later.
-  bool gap_from_sent = false;
-  sim::Time sent = 0;
+  sim::Time sent = 0;                 // when the latest step went out
 
   bool done() const { return next >= steps.size(); }
   // Seconds between the last response (or sending) and the next step.
@@ -61,7 +61,7 @@ struct Session {
   // REQUIRES: !done().
   sim::Time NextSend(sim::Time done) const {
     const sim::Time gap = sim::FromSeconds(next_gap_s());
-    return gap_from_sent ? std::max(done, sent + gap) : done + gap;
+    return steps[next].gap_from_sent ? std::max(done, sent + gap) : done + gap;
   }
 };
 

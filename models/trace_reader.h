@@ -50,6 +50,10 @@ struct TraceRecord {
   uint32_t tenant = 0;                      // when Trace::tenants > 0; else the key
   uint64_t session = kNoSession;            // dense ids in order of first appearance
   uint32_t hash_begin = 0, hash_count = 0;  // into Trace::hash_ids (Mooncake only)
+  // Mooncake `delay`: sent this long after its session's previous response
+  // (closed-loop replay only; time_ns is then the previous turn's plus the
+  // delay); -1: sent at time_ns.
+  int64_t delay_ns = -1;
 };
 
 struct Trace {

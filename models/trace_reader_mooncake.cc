@@ -4,9 +4,14 @@
 // blocks). Each field must appear exactly once. Replay tools' Mooncake files
 // (e.g. NVIDIA AIPerf's trace replay, Dynamo's dynamo_data_gen/mooncake.rs)
 // may add `session_id` (a string or a number) to group a conversation's
-// turns; kvroute keeps it as the request's session. Their `delay` (a turn
-// sent that long after the previous response) asks for closed-loop replay,
-// which kvroute's trace replay does not do: it is an error, not ignored.
+// turns; kvroute keeps it as the request's session. A later turn may give
+// `delay` (ms) instead of `timestamp`: it is sent that long after its
+// session's previous turn's response (AIPerf's MooncakeTrace model in
+// src/aiperf/dataset/loader/models.py, a turn's think time; the two fields
+// are exclusive there too). That needs closed-loop replay (pacing:
+// closed_loop); in the trace's own timeline the turn sits at its previous
+// turn's time plus the delay, as if responses were instant, which is where
+// looping, scaling and workload-stats place it.
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -89,6 +94,7 @@ class JsonLine {
 
 struct MooncakeRecord {
   double timestamp_ms = -1;
+  double delay_ms = -1;
   int64_t input = -1, output = -1;
   bool has_ids = false;
   std::vector<uint64_t> ids;
@@ -126,19 +132,28 @@ void ParseLine(JsonLine& json, const Where& where, MooncakeRecord* r) {
       if (!r->session.empty()) where.Fail(key, "given twice");
       r->session = json.Id(key);
     } else if (key == "delay") {
-      where.Fail(key,
-                 "turns sent after the previous response (closed-loop replay) are not "
-                 "supported; give every request its timestamp");
+      if (r->delay_ms >= 0) where.Fail(key, "given twice");
+      r->delay_ms = json.Number(key);
+      if (r->delay_ms < 0) where.Fail(key, "must be non-negative");
+      if (r->delay_ms > kMaxTimeMs) where.Fail(key, "beyond the latest time kvroute's clock holds");
     } else {
       where.Fail(key,
-                 "unknown field (valid: timestamp, input_length, output_length, hash_ids, "
+                 "unknown field (valid: timestamp, delay, input_length, output_length, hash_ids, "
                  "session_id)");
     }
     if (!json.Peek('}')) json.Expect(',', key);
   }
   json.Expect('}', "");
   if (!json.AtEnd()) where.Fail("", "unexpected text after the object");
-  if (r->timestamp_ms < 0) where.Fail("timestamp", "required field is missing");
+  if (r->timestamp_ms >= 0 && r->delay_ms >= 0) {
+    where.Fail("delay", "given with a timestamp: a turn has one or the other");
+  }
+  if (r->timestamp_ms < 0 && r->delay_ms < 0) {
+    where.Fail("timestamp", "required field is missing (or `delay` for a session's later turn)");
+  }
+  if (r->delay_ms >= 0 && r->session.empty()) {
+    where.Fail("delay", "needs a session_id: it counts from the session's previous response");
+  }
   if (r->input < 0) where.Fail("input_length", "required field is missing");
   if (r->output < 0) where.Fail("output_length", "required field is missing");
   if (!r->has_ids) where.Fail("hash_ids", "required field is missing");
@@ -148,15 +163,32 @@ void ParseLine(JsonLine& json, const Where& where, MooncakeRecord* r) {
   }
 }
 
+// Turns given by `delay` sit at their nominal times (their previous turn's
+// plus the delay), which may fall after later lines' timestamps: the records
+// are sorted by time, stably, and keys renumbered in order of appearance.
+void SortDelayedTurns(Trace* trace) {
+  std::stable_sort(
+      trace->records.begin(), trace->records.end(),
+      [](const TraceRecord& a, const TraceRecord& b) { return a.time_ns < b.time_ns; });
+  std::vector<uint32_t> renamed(trace->keys, UINT32_MAX);
+  uint32_t next = 0;
+  for (TraceRecord& r : trace->records) {
+    if (renamed[r.key] == UINT32_MAX) renamed[r.key] = next++;
+    r.key = renamed[r.key];
+  }
+}
+
 }  // namespace
 
 void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
   std::unordered_map<uint64_t, uint32_t> key_of_prefix;
   NameIds sessions;
+  std::vector<double> session_last_ms;  // each session's latest turn, nominal
   std::string line;
   MooncakeRecord record;
   uint64_t index = 0;
   double first_ms = 0, previous_ms = 0;
+  bool delayed = false;
   for (uint64_t number = 1; std::getline(in, line); ++number) {
     const Where where{config.file, number};
     JsonLine json(line, where);
@@ -166,16 +198,37 @@ void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
     ParseLine(json, where, &record);
     if (index++ < config.skip) continue;
     if (config.limit > 0 && trace->records.size() >= config.limit) break;
-    if (trace->records.empty()) first_ms = previous_ms = record.timestamp_ms;
-    if (record.timestamp_ms < previous_ms) {
-      where.Fail("timestamp", "earlier than the previous request's");
-    }
-    previous_ms = record.timestamp_ms;
     TraceRecord r;
-    r.time_ns = std::llround((record.timestamp_ms - first_ms) * 1e6);
+    if (!record.session.empty()) {
+      r.session = sessions.Id(record.session);
+      if (r.session >= session_last_ms.size()) session_last_ms.push_back(-1);
+    }
+    double at_ms = record.timestamp_ms;
+    if (record.delay_ms >= 0) {
+      if (!config.closed_loop) {
+        where.Fail("delay",
+                   "a turn sent after its previous turn's response has no time of its own: only "
+                   "closed-loop replay (workload.trace.pacing: closed_loop) can send it");
+      }
+      if (session_last_ms[r.session] < 0) {
+        where.Fail("delay", "the session's first turn (in the requests kept) needs a timestamp");
+      }
+      at_ms = session_last_ms[r.session] + record.delay_ms;
+      if (at_ms > kMaxTimeMs) where.Fail("delay", "puts the turn beyond kvroute's clock");
+      r.delay_ns = std::llround(record.delay_ms * 1e6);
+      delayed = true;
+    } else {
+      if (trace->records.empty()) first_ms = previous_ms = at_ms;
+      if (at_ms < previous_ms) where.Fail("timestamp", "earlier than the previous request's");
+      if (r.session != TraceRecord::kNoSession && at_ms < session_last_ms[r.session]) {
+        where.Fail("timestamp", "earlier than its session's previous turn (after its delay)");
+      }
+      previous_ms = at_ms;
+    }
+    if (r.session != TraceRecord::kNoSession) session_last_ms[r.session] = at_ms;
+    r.time_ns = std::llround((at_ms - first_ms) * 1e6);
     r.input_tokens = static_cast<uint32_t>(record.input);
     r.output_tokens = static_cast<uint32_t>(record.output);
-    if (!record.session.empty()) r.session = sessions.Id(record.session);
     r.hash_begin = static_cast<uint32_t>(trace->hash_ids.size());
     r.hash_count = static_cast<uint32_t>(record.ids.size());
     uint64_t prefix = 0;
@@ -191,6 +244,7 @@ void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
     trace->hash_ids.insert(trace->hash_ids.end(), record.ids.begin(), record.ids.end());
     trace->records.push_back(r);
   }
+  if (delayed) SortDelayedTurns(trace);
 }
 
 }  // namespace kvroute::models::trace_internal

@@ -36,7 +36,8 @@ sim::Time TraceSessionPlan::Start(uint64_t n) const {
 }
 
 // The turns that arrive before the end in the open-loop replay, each with
-// its gap after the previous one there.
+// its gap after the previous one there (after its response, for a turn the
+// trace gives a `delay`).
 void TraceSessionPlan::Draw(uint64_t id, Session* out) const {
   Session& s = *out;
   const uint64_t session = id % sessions(), pass = id / sessions();
@@ -45,7 +46,6 @@ void TraceSessionPlan::Draw(uint64_t id, Session* out) const {
   s.history.clear();
   s.steps.clear();
   s.call_tokens.clear();
-  s.gap_from_sent = true;
   const std::vector<TraceRecord>& records = replay_.trace().records;
   s.key = records[records_[starts_[session]]].key;
   sim::Time previous = 0;
@@ -57,6 +57,9 @@ void TraceSessionPlan::Draw(uint64_t id, Session* out) const {
     step.output_tokens = records[records_[i]].output_tokens;
     step.gap_s = s.steps.empty() ? 0 : sim::ToSeconds(arrival - previous);
     step.trace_record = records_[i];
+    // A `delay` turn's gap counts from the response: the replay's (scaled)
+    // distance to the previous turn is the delay itself.
+    step.gap_from_sent = records[records_[i]].delay_ns < 0;
     s.steps.push_back(step);
     previous = arrival;
   }

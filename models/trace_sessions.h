@@ -10,7 +10,10 @@
 // open-loop replay unchanged, while a slower one delays that session's
 // later turns, as a user waiting for an answer would be delayed. What each
 // turn sends is the open-loop replay's request: the same segments, outputs
-// and session ids.
+// and session ids. A Mooncake turn given a `delay` instead of a timestamp
+// (models/trace_reader_mooncake.cc) goes out that delay (scaled as the
+// trace's times are) after the previous turn's response: a think time of
+// its own, whatever the latency.
 #ifndef KVROUTE_MODELS_TRACE_SESSIONS_H_
 #define KVROUTE_MODELS_TRACE_SESSIONS_H_
 

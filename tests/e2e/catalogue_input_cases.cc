@@ -93,7 +93,13 @@ std::vector<MalformedInput> InputFileCases() {
             {"t.jsonl:2: field 'timestamp': must be non-negative"}),
       Trace("MooncakeUnknownField", "t.jsonl",
             Mooncake(R"({"timestamp": 1, "input": 5, "output_length": 1, "hash_ids": []})"),
-            {"t.jsonl:2: field 'input': unknown field (valid: timestamp, input_length"}),
+            {"t.jsonl:2: field 'input': unknown field (valid: timestamp, delay, input_length"}),
+      Trace(
+          "MooncakeDelayOpenLoop", "t.jsonl",
+          Mooncake(
+              R"({"delay": 5, "input_length": 5, "output_length": 1, "hash_ids": [], "session_id": 1})"),
+          {"t.jsonl:2: field 'delay': a turn sent after its previous turn's response has no "
+           "time of its own"}),
       Trace("MooncakeMissingField", "t.jsonl",
             Mooncake(R"({"timestamp": 1, "input_length": 5, "output_length": 1})"),
             {"t.jsonl:2: field 'hash_ids': required field is missing"}),

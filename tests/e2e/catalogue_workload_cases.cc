@@ -135,10 +135,10 @@ std::vector<MalformedInput> WorkloadCases() {
       Trace("KvrouteJsonlBadIds", "t.jsonl",
             "{\"time_s\": 1, \"prompt_tokens\": 64, \"output_tokens\": 3, \"hash_ids\": 4}\n",
             {"t.jsonl:1: field 'hash_ids': expected an array of block ids"}),
-      Trace("MooncakeDelayRefused", "t.jsonl",
+      Trace("MooncakeDelayWithTimestamp", "t.jsonl",
             "{\"timestamp\": 0, \"input_length\": 6, \"output_length\": 1, \"hash_ids\": [], "
             "\"delay\": 5}\n",
-            {"t.jsonl:1: field 'delay': turns sent after the previous response"}),
+            {"t.jsonl:1: field 'delay': given with a timestamp: a turn has one or the other"}),
       Trace("MooncakeSessionTwice", "t.jsonl",
             "{\"timestamp\": 0, \"input_length\": 6, \"output_length\": 1, \"hash_ids\": [], "
             "\"session_id\": 1, \"session_id\": 2}\n",

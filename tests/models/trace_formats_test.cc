@@ -94,15 +94,96 @@ TEST(TraceFormatsTest, MooncakeKeepsSessionIds) {
   EXPECT_EQ(r[0].session, r[2].session);
   EXPECT_NE(r[0].session, r[1].session);
   EXPECT_NE(r[3].session, r[0].session);
-  // Mooncake's delay (closed-loop replay) is refused, not ignored.
-  const std::string delayed = Write(
-      "delay.jsonl",
-      R"({"timestamp": 0, "input_length": 6, "output_length": 1, "hash_ids": [], "delay": 500})"
-      "\n");
-  EXPECT_NE(ErrorOf(delayed).find("delay.jsonl:1: field 'delay': turns sent after the previous "
-                                  "response"),
-            std::string::npos)
-      << ErrorOf(delayed);
+}
+
+// A later turn may give AIPerf's `delay` instead of a timestamp: it sits at
+// its previous turn's time plus the delay, and the records are sorted by
+// those times (keys renumbered in order of appearance).
+TEST(TraceFormatsTest, MooncakeDelayedTurnsSitAfterTheirPreviousTurn) {
+  const std::string path = Write(
+      "delayed.jsonl",
+      R"({"timestamp": 0, "input_length": 600, "output_length": 10, "hash_ids": [1], "session_id": "a"}
+{"session_id": "a", "delay": 5000, "input_length": 700, "output_length": 10, "hash_ids": [1, 2]}
+{"timestamp": 1000, "input_length": 100, "output_length": 10, "hash_ids": [8], "session_id": "b"}
+{"timestamp": 3000, "input_length": 100, "output_length": 10, "hash_ids": [9]}
+{"session_id": "b", "delay": 500.5, "input_length": 900, "output_length": 10, "hash_ids": [8, 3]}
+)");
+  TraceConfig closed;
+  closed.closed_loop = true;
+  const Trace t = ReadAuto(path, closed);
+  ASSERT_EQ(t.records.size(), 5u);
+  // By time: a@0, b@1000, b's delayed turn @1500.5, the lone request @3000,
+  // a's delayed turn @5000.
+  const std::vector<int64_t> times = {0, 1000000000, 1500500000, 3000000000, 5000000000};
+  const std::vector<int64_t> delays = {-1, -1, 500500000, -1, 5000000000};
+  const std::vector<uint32_t> inputs = {600, 100, 900, 100, 700};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(t.records[i].time_ns, times[i]) << i;
+    EXPECT_EQ(t.records[i].delay_ns, delays[i]) << i;
+    EXPECT_EQ(t.records[i].input_tokens, inputs[i]) << i;
+  }
+  EXPECT_EQ(t.records[1].session, t.records[2].session);
+  EXPECT_EQ(t.records[0].session, t.records[4].session);
+  // Keys (first two block ids) in order of appearance after the sort.
+  const std::vector<uint32_t> keys = {0, 1, 2, 3, 4};
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(t.records[i].key, keys[i]) << i;
+  EXPECT_EQ(t.hash_ids[t.records[4].hash_begin + 1], 2u);  // blocks travel with their record
+
+  auto Error = [](const std::string& name, const std::string& text, bool closed_loop = true) {
+    try {
+      ReadTrace(
+          {.format = Format::kMooncake, .file = Write(name, text), .closed_loop = closed_loop});
+    } catch (const TraceError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  const std::string first =
+      R"({"timestamp": 0, "input_length": 6, "output_length": 1, "hash_ids": [], "session_id": "s"})"
+      "\n";
+  EXPECT_NE(
+      Error(
+          "open.jsonl",
+          first +
+              R"({"session_id": "s", "delay": 5, "input_length": 6, "output_length": 1, "hash_ids": []})",
+          false)
+          .find("open.jsonl:2: field 'delay': a turn sent after its previous turn's response "
+                "has no time of its own: only closed-loop replay (workload.trace.pacing: "
+                "closed_loop) can send it"),
+      std::string::npos);
+  EXPECT_NE(
+      Error(
+          "both.jsonl",
+          R"({"timestamp": 0, "delay": 5, "input_length": 6, "output_length": 1, "hash_ids": [], "session_id": "s"})")
+          .find("both.jsonl:1: field 'delay': given with a timestamp"),
+      std::string::npos);
+  EXPECT_NE(Error("nosession.jsonl",
+                  first + R"({"delay": 5, "input_length": 6, "output_length": 1, "hash_ids": []})")
+                .find("nosession.jsonl:2: field 'delay': needs a session_id"),
+            std::string::npos);
+  EXPECT_NE(
+      Error(
+          "firstturn.jsonl",
+          first +
+              R"({"session_id": "t", "delay": 5, "input_length": 6, "output_length": 1, "hash_ids": []})")
+          .find("firstturn.jsonl:2: field 'delay': the session's first turn"),
+      std::string::npos);
+  EXPECT_NE(
+      Error(
+          "negative.jsonl",
+          first +
+              R"({"session_id": "s", "delay": -1, "input_length": 6, "output_length": 1, "hash_ids": []})")
+          .find("negative.jsonl:2: field 'delay': must be non-negative"),
+      std::string::npos);
+  // A timed turn may not come before its session's delayed turn.
+  EXPECT_NE(
+      Error(
+          "order.jsonl",
+          first +
+              R"({"session_id": "s", "delay": 50, "input_length": 6, "output_length": 1, "hash_ids": []}
+{"session_id": "s", "timestamp": 20, "input_length": 6, "output_length": 1, "hash_ids": []})")
+          .find("order.jsonl:3: field 'timestamp': earlier than its session's previous turn"),
+      std::string::npos);
 }
 
 TEST(TraceFormatsTest, KvrouteCsvNamesSessionsTenantsAndBlocks) {

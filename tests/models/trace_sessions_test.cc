@@ -51,8 +51,8 @@ TEST(TraceSessionPlanTest, SessionsInOrderOfFirstTurnWithTheReplaysTimesAndReque
     Session s;
     plan.Draw(id, &s);
     ASSERT_EQ(s.steps.size(), records.at(id).size());
-    EXPECT_TRUE(s.gap_from_sent);
     for (size_t k = 0; k < s.steps.size(); ++k) {
+      EXPECT_TRUE(s.steps[k].gap_from_sent);
       EXPECT_EQ(s.steps[k].trace_record, records.at(id)[k]);
       EXPECT_DOUBLE_EQ(s.steps[k].gap_s, gaps.at(id)[k]);
       Request r;
@@ -91,6 +91,40 @@ TEST(TraceSessionPlanTest, LoopedPassesAndTheEnd) {
   Session s;
   plan.Draw(1, &s);
   EXPECT_EQ(s.steps.size(), 1u);  // its second turn would be at 9 s
+}
+
+// A Mooncake turn given a `delay` goes out that long (scaled with the
+// trace) after the previous turn's response, however late that is.
+TEST(TraceSessionPlanTest, DelayedTurnsWaitTheirDelayAfterTheResponse) {
+  const std::string path = testing::TempDir() + "delayed_plan.jsonl";
+  std::ofstream(path, std::ios::binary)
+      << R"({"timestamp": 0, "input_length": 600, "output_length": 10, "hash_ids": [1, 2], "session_id": "a"}
+{"session_id": "a", "delay": 4000, "input_length": 700, "output_length": 10, "hash_ids": [1, 2]}
+{"session_id": "a", "timestamp": 6000, "input_length": 800, "output_length": 10, "hash_ids": [1, 2]}
+)";
+  const auto trace = std::make_shared<const Trace>(
+      ReadTrace({.format = TraceConfig::Format::kMooncake, .file = path, .closed_loop = true}));
+  // Span 6 s, mean gap 3 s: a period of 9 s; at twice the rate, times halve.
+  TraceReplay replay(trace, /*loop=*/false, 2 * NativeQps(*trace), sim::kNever, 16);
+  TraceSessionPlan plan(replay, 16);
+  ASSERT_EQ(plan.sessions(), 1u);
+  Session s;
+  plan.Draw(0, &s);
+  ASSERT_EQ(s.steps.size(), 3u);
+  EXPECT_FALSE(s.steps[1].gap_from_sent);
+  EXPECT_DOUBLE_EQ(s.steps[1].gap_s, 2.0);
+  EXPECT_TRUE(s.steps[2].gap_from_sent);
+  EXPECT_DOUBLE_EQ(s.steps[2].gap_s, 1.0);
+  // Turn 1 waits 2 s after turn 0's response, at 0.5 s or at 30 s.
+  s.next = 1;
+  s.sent = 0;
+  EXPECT_EQ(s.NextSend(sim::FromSeconds(0.5)), sim::FromSeconds(2.5));
+  EXPECT_EQ(s.NextSend(sim::FromSeconds(30)), sim::FromSeconds(32));
+  // Turn 2 is timed: 1 s after turn 1 went out, or its response if later.
+  s.next = 2;
+  s.sent = sim::FromSeconds(2.5);
+  EXPECT_EQ(s.NextSend(sim::FromSeconds(3)), sim::FromSeconds(3.5));
+  EXPECT_EQ(s.NextSend(sim::FromSeconds(4)), sim::FromSeconds(4));
 }
 
 }  // namespace

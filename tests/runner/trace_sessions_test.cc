@@ -39,12 +39,13 @@ const char kTrace[] = R"(time_s,prompt_tokens,output_tokens,session,hash_ids
 20.1,300,20,,
 )";
 
-Scenario Load(const std::string& pacing) {
+Scenario Load(const std::string& pacing, const std::string& file = "t.csv",
+              const std::string& trace = kTrace) {
   // A directory of each test's own: ctest runs the tests side by side.
   const fs::path dir = fs::path(::testing::TempDir()) / "trace_sessions" /
                        ::testing::UnitTest::GetInstance()->current_test_info()->name();
   fs::create_directories(dir);
-  std::ofstream(dir / "t.csv", std::ios::binary) << kTrace;
+  std::ofstream(dir / file, std::ios::binary) << trace;
   const std::string text = R"(name: trace_sessions
 seed: 1
 duration_s: 60
@@ -54,7 +55,7 @@ cluster:
   profile: h100-llama3.1-8b-bf16
   deployments: [{name: main, replicas: 1}]
 workload:
-  trace: {file: t.csv, block_tokens: 256, timing: native)" +
+  trace: {file: )" + file + R"(, block_tokens: 256, timing: native)" +
                            pacing + R"(}
 policies: [round_robin, least_loaded]
 slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
@@ -109,6 +110,33 @@ TEST(TraceSessionsTest, TurnsWaitForThePreviousResponse) {
   EXPECT_GE(b[1].hit_tokens, 7u * 256);
   EXPECT_EQ(b[1].prompt_tokens, 2100u);
   EXPECT_EQ(b[2].prompt_tokens, 2200u);
+}
+
+// A Mooncake turn given a `delay` goes out that long after the previous
+// turn's response, however long the response took.
+TEST(TraceSessionsTest, DelayedTurnsGoOutTheirDelayAfterTheResponse) {
+  const char delayed[] =
+      R"({"timestamp": 0, "input_length": 2000, "output_length": 800, "hash_ids": [1, 2, 3], "session_id": "c"}
+{"session_id": "c", "delay": 1500, "input_length": 2100, "output_length": 20, "hash_ids": [1, 2, 3, 4]}
+{"timestamp": 100, "input_length": 300, "output_length": 20, "hash_ids": [9]}
+)";
+  const Scenario s = Load(", pacing: closed_loop", "t.jsonl", delayed);
+  const auto sessions = Sessions(s);
+  ASSERT_EQ(sessions.size(), 2u);
+  const std::vector<Record>& c = sessions[0];
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].arrival, FromSeconds(0));
+  EXPECT_GT(c[0].completed, FromSeconds(1));  // 800 tokens take longer than a second
+  EXPECT_EQ(c[1].arrival, c[0].completed + FromSeconds(1.5));
+  EXPECT_EQ(sessions[1][0].arrival, FromSeconds(0.1));
+  // Open loop has no response to count from: an error naming the field.
+  try {
+    Load("", "t.jsonl", delayed);
+    ADD_FAILURE() << "open-loop replay of a delayed turn was accepted";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("t.jsonl:2: field 'delay'"), std::string::npos)
+        << e.what();
+  }
 }
 
 // Open loop (the default): every turn at its timestamp, whatever the
