@@ -107,6 +107,8 @@ void ReadReplicaRequests(const H5::Group& root, std::vector<PointResult>* points
 void ReadRowTable(const H5::Group& root, const PointTable& table,
                   std::vector<PointResult>* points) {
   const std::string name(table.name);
+  // Files written before autoscalers' changes were kept have no such table.
+  if (name == "fleet_changes" && !root.nameExists(name)) return;
   ColumnReader columns = OpenTable(root, name);
   std::vector<uint64_t> point = columns.Counts("point");
   std::vector<size_t> count(points->size(), 0);
@@ -120,7 +122,7 @@ void ReadRowTable(const H5::Group& root, const PointTable& table,
   }
   for (size_t p = 0; p < points->size(); ++p) table.resize((*points)[p], count[p]);
   ReadFieldColumns(columns, table.fields, [&](size_t i) { return rows[i]; });
-  if (name == "tenants") return;
+  if (name == "tenants" || name == "fleet_changes") return;
   std::vector<uint64_t> bucket = columns.Counts("bucket");
   if (name == "timeseries") {
     for (size_t i = 0; i < rows.size(); ++i) {

@@ -90,7 +90,7 @@ void WriteRowTable(H5::Group& root, const PointTable& table, const SweepResults&
       bucket.push_back(r / std::max<size_t>(per_bucket, 1));
     }
   }
-  const bool series = table.name != "tenants";
+  const bool series = table.name == "timeseries" || table.name == "deployment_series";
   ColumnTable columns(rows.size());
   columns.Add("point", std::move(point));
   if (series) columns.Add("bucket", std::move(bucket));

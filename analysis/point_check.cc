@@ -98,6 +98,19 @@ void CheckDeployments(const PointResult& p, size_t expected) {
     std::string problem = CheckText(FieldRange::kName, p.deployment_names[d]);
     if (!problem.empty()) Fail("deployment name " + N(d) + " " + problem);
   }
+  for (size_t j = 0; j < p.fleet_changes.size(); ++j) {
+    const FleetChange& c = p.fleet_changes[j];
+    if (expected > 0 && c.deployment >= expected) {
+      Fail("fleet_changes row " + N(j) + " names deployment " + N(c.deployment) +
+           ", the scenario has " + N(expected));
+    }
+    if (c.serving > c.requested) {
+      Fail("fleet_changes row " + N(j) + " has more replicas serving than requested");
+    }
+    if (j > 0 && c.at_s < p.fleet_changes[j - 1].at_s) {
+      Fail("fleet_changes row " + N(j) + " is out of time order");
+    }
+  }
   if (p.deployment_series.empty()) return;
   // Each bucket holds every deployment's row, in deployment order.
   if (count == 0 || p.deployment_series.size() % count != 0) {

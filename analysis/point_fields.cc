@@ -242,6 +242,21 @@ const std::array kDeploymentSeries{
         "of those, the ones this deployment took"),
 };
 
+const std::array kFleetChanges{
+    Element<&P::fleet_changes, &FleetChange::at_s>("at_s", "s", R::kNonNegative,
+                                                   "simulated time of the change"),
+    Element<&P::fleet_changes, &FleetChange::deployment>(
+        "deployment", "", R::kSmallCount, "index of the deployment in cluster.deployments"),
+    Element<&P::fleet_changes, &FleetChange::requested>(
+        "requested", "replicas", R::kSmallCount,
+        "replicas serving or provisioning after the change"),
+    Element<&P::fleet_changes, &FleetChange::serving>("serving", "replicas", R::kSmallCount,
+                                                      "replicas taking requests after it"),
+    Element<&P::fleet_changes, &FleetChange::billed>(
+        "billed", "replicas", R::kSmallCount,
+        "replicas billed after it (all but those turned off)"),
+};
+
 const PointTable kScalarTable{.name = "points",
                               .description = "one row per (policy, load, seed)",
                               .rows = [](const P&) -> size_t { return 1; },
@@ -266,6 +281,13 @@ const std::array kRowTables{
                .rows = [](const P& p) { return p.deployment_series.size(); },
                .resize = [](P& p, size_t n) { p.deployment_series.resize(n); },
                .fields = kDeploymentSeries},
+    PointTable{.name = "fleet_changes",
+               .description = "one row per (point, change an autoscaler made to a deployment's "
+                              "replicas), in time order; the first row of each autoscaled "
+                              "deployment is its start",
+               .rows = [](const P& p) { return p.fleet_changes.size(); },
+               .resize = [](P& p, size_t n) { p.fleet_changes.resize(n); },
+               .fields = kFleetChanges},
 };
 
 const std::array kDynamic{

@@ -1,7 +1,8 @@
 // The one table of what a point measured (DESIGN.md, "Metrics" and "One table
 // of point metrics"): every field of a PointResult with its name, unit, type,
 // allowed values and description, in output order. `point --json`, the
-// results file's /points, /tenants, /timeseries and /deployment_series, the
+// results file's /points, /tenants, /timeseries, /deployment_series and
+// /fleet_changes, the
 // point codec (partial files, MPI), the checks on read-back and docs/OUTPUT.md
 // are all generated from it. A new metric is a new member of PointResult and
 // one row here.
@@ -24,7 +25,8 @@ using PointTable = RecordTable<PointResult>;
 const PointTable& PointScalars();
 
 // Tables of which a point holds several rows, in output order: /tenants,
-// /timeseries, /deployment_series (the keys of the same name in JSON).
+// /timeseries, /deployment_series, /fleet_changes (the keys of the same name
+// in JSON).
 std::span<const PointTable> PointRowTables();
 
 // The columns of /points whose number and names depend on the run: the value

@@ -126,8 +126,8 @@ struct PointResult {
   std::vector<std::string> deployment_names;
   std::vector<DeploymentSample> deployment_series;
   std::vector<SeriesSample> series;  // the whole cluster, one per bucket
-  // Every change an autoscaler made, in time order (in memory only: `kvroute
-  // point` prints them; the results file keeps their totals in policy_stats).
+  // Every change an autoscaler made, in time order (/fleet_changes; totals in
+  // policy_stats).
   std::vector<FleetChange> fleet_changes;
   double simulated_s = 0;  // simulated time at the end of the run
   uint64_t events = 0;     // events the simulation handled

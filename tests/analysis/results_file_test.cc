@@ -60,6 +60,8 @@ PointResult FullPoint() {
   unobserved.start_s = 20, unobserved.mean_waiting = std::nan("");
   unobserved.kv_utilization = std::nan("");
   p.series = {bucket, unobserved};
+  p.fleet_changes = {{.at_s = 0, .deployment = 1, .requested = 2, .serving = 2, .billed = 2},
+                     {.at_s = 30.5, .deployment = 1, .requested = 3, .serving = 2, .billed = 3}};
   return p;
 }
 
@@ -85,6 +87,10 @@ TEST(PointCodecTest, RoundTripsEveryFieldToTheBit) {
   ASSERT_EQ(q.deployment_series.size(), 2u);
   EXPECT_EQ(q.deployment_series[1].hit_tokens, 300u);
   EXPECT_EQ(q.deployment_series[1].deployment, 1u);
+  ASSERT_EQ(q.fleet_changes.size(), 2u);
+  EXPECT_EQ(q.fleet_changes[1].at_s, 30.5);
+  EXPECT_EQ(q.fleet_changes[1].requested, 3u);
+  EXPECT_EQ(q.fleet_changes[1].serving, 2u);
   ASSERT_EQ(q.series.size(), 2u);
   EXPECT_EQ(q.series[0].max_waiting, 4u);
   EXPECT_EQ(q.series[0].mean_waiting, 0.3);
@@ -322,6 +328,18 @@ TEST(ResumeCheckTest, OutOfRangeFieldsAreRefusedByName) {
   p = FullPoint();
   p.policy = "other";
   ExpectRefused(EncodePoint(p), "policy 'other', which the scenario lacks");
+}
+
+TEST(ResumeCheckTest, ImpossibleFleetChangesAreRefused) {
+  PointResult p = FullPoint();
+  p.fleet_changes[0].at_s = 40;
+  ExpectRefused(EncodePoint(p), "fleet_changes row 1 is out of time order");
+  p = FullPoint();
+  p.fleet_changes[1].serving = 4;
+  ExpectRefused(EncodePoint(p), "fleet_changes row 1 has more replicas serving than requested");
+  p = FullPoint();
+  p.fleet_changes[0].deployment = 2;
+  ExpectRefused(EncodePoint(p), "fleet_changes row 0 names deployment 2, the scenario has 2");
 }
 
 TEST(ResumeCheckTest, DamagedAndRepeatedRecordsAreRefused) {
