@@ -102,6 +102,7 @@ TEST(JsonTest, EveryFieldOfTheTablesIsAKey) {
   p.series.resize(1);
   p.deployment_names = {"a"};
   p.deployment_series.resize(1);
+  p.fleet_changes.resize(1);
   std::string json = PointToJson(p, r.slos);
   for (const PointField& f : PointScalars().fields) {
     EXPECT_NE(json.find(Key(f.name)), std::string::npos) << f.name;
