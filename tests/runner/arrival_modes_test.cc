@@ -10,28 +10,18 @@
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/scenario_loader.h"
 #include "tests/runner/request_log.h"
+#include "tests/runner/test_scenario.h"
 
 namespace kvroute::sim {
 namespace {
 
 Scenario OneReplica() {
-  const char* text = R"(name: arrivals
-seed: 1
-duration_s: 60
-warmup_s: 0
-drain_s: 600
-cluster:
-  profile: h100-llama3.1-8b-bf16
-  deployments: [{name: main, replicas: 1}]
-workload:
-  keys: 20
+  return LoadTestScenario({.name = "arrivals",
+                           .workload = R"(  keys: 20
   prompt: {system_tokens: 256, new_tokens: {kind: uniform, min: 16, max: 256}}
   output_tokens: {kind: uniform, min: 1, max: 64}
-policies: [round_robin]
-sweep: {qps: [5]}
-slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
-)";
-  return LoadScenarioText(text, "arrivals", {});
+)",
+                           .qps = 5});
 }
 
 Records Simulate(const Scenario& s) {

@@ -16,6 +16,7 @@
 #include "sim/runner/scenario_loader.h"
 #include "sim/runner/scenario_printer.h"
 #include "tests/runner/request_log.h"
+#include "tests/runner/test_scenario.h"
 
 namespace kvroute::sim {
 namespace {
@@ -25,23 +26,15 @@ constexpr uint32_t kSystem = 200, kQuestion = 50, kOutput = 40;
 
 Scenario Load(const std::string& shared_prefix, const std::string& rest = "",
               const std::string& policies = "[round_robin]", int replicas = 1) {
-  const std::string text = R"(name: chat
-seed: 1
-duration_s: 60
-warmup_s: 0
-drain_s: 900
-cluster:
-  profile: h100-llama3.1-8b-bf16
-  deployments: [{name: main, replicas: )" +
-                           std::to_string(replicas) + R"(}]
-workload:
-  shared_prefix: {system_tokens: 200, question_tokens: 50, output_tokens: 40,
+  return LoadTestScenario(
+      {.name = "chat",
+       .drain_s = 900,
+       .replicas = replicas,
+       .workload = R"(  shared_prefix: {system_tokens: 200, question_tokens: 50, output_tokens: 40,
                   enable_multi_turn_chat: true, )" +
-                           shared_prefix + "}\n" + rest + "policies: " + policies + R"(
-sweep: {qps: [3]}
-slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
-)";
-  return LoadScenarioText(text, "chat.yaml", {});
+                   shared_prefix + "}\n" + rest,
+       .policies = policies,
+       .qps = 3});
 }
 
 Records Simulate(const Scenario& s, uint32_t policy = 0, double qps = 3) {

@@ -16,6 +16,8 @@
 #include "analysis/request_record.h"
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/scenario_loader.h"
+#include "tests/runner/request_log.h"
+#include "tests/runner/test_scenario.h"
 
 namespace kvroute::sim {
 namespace {
@@ -57,33 +59,17 @@ TEST(ParallelCallsTest, OneCallPerStepIsTheDefault) {
   EXPECT_NE(Json(three, 1), Json(absent, 1));
 }
 
-struct Records : analysis::RequestRecorder {
-  void OnRequest(const Record& r) override { all.push_back(r); }
-  std::vector<Record> all;
-};
-
 Scenario Load(const std::string& agent) {
-  const std::string text = R"(name: parallel
-seed: 1
-duration_s: 120
-warmup_s: 0
-drain_s: 600
-cluster:
-  profile: h100-llama3.1-8b-bf16
-  deployments: [{name: main, replicas: 1}]
-workload:
-  keys: 8
+  return LoadTestScenario({.name = "parallel",
+                           .duration_s = 120,
+                           .workload = R"(  keys: 8
   prompt: {system_tokens: 256, new_tokens: {kind: uniform, min: 16, max: 200}}
   output_tokens: {kind: uniform, min: 20, max: 120}
   sessions:
     turns: 1
     pacing: closed_loop
-    agent: )" + agent + R"(
-policies: [round_robin]
-sweep: {qps: [1]}
-slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
-)";
-  return LoadScenarioText(text, "parallel.yaml", {});
+    agent: )" + agent,
+                           .qps = 1});
 }
 
 // Three calls of 400 tokens each, every call 0.75 s: the next request goes

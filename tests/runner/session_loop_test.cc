@@ -12,6 +12,7 @@
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/scenario_loader.h"
 #include "tests/runner/request_log.h"
+#include "tests/runner/test_scenario.h"
 
 namespace kvroute::sim {
 namespace {
@@ -20,27 +21,14 @@ using Record = analysis::RequestRecord;
 
 Scenario Load(const std::string& workload, const std::string& policies = "[round_robin]",
               int replicas = 1) {
-  const std::string text = R"(name: sessions
-seed: 1
-duration_s: 120
-warmup_s: 0
-drain_s: 600
-cluster:
-  profile: h100-llama3.1-8b-bf16
-  deployments: [{name: main, replicas: )" +
-                           std::to_string(replicas) +
-                           R"(}]
-workload:
-  keys: 8
+  return LoadTestScenario({.name = "sessions",
+                           .duration_s = 120,
+                           .replicas = replicas,
+                           .workload = R"(  keys: 8
   prompt: {system_tokens: 256, new_tokens: {kind: uniform, min: 16, max: 200}}
   output_tokens: {kind: uniform, min: 20, max: 120}
-)" + workload +
-                           "\npolicies: " + policies +
-                           R"(
-sweep: {qps: [2]}
-slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
-)";
-  return LoadScenarioText(text, "sessions.yaml", {});
+)" + workload,
+                           .policies = policies});
 }
 
 // Per session, its requests in the order they were sent.

@@ -5,8 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <string>
 #include <tuple>
@@ -17,12 +15,12 @@
 #include "sim/runner/scenario_loader.h"
 #include "sim/runner/scenario_printer.h"
 #include "tests/runner/request_log.h"
+#include "tests/runner/test_scenario.h"
 
 namespace kvroute::sim {
 namespace {
 
 using Record = analysis::RequestRecord;
-namespace fs = std::filesystem;
 
 // Session a thinks for 10 s, far longer than its turns take. Session b's
 // second turn was sent 1 ms after its first, before an 800-token answer
@@ -41,27 +39,13 @@ const char kTrace[] = R"(time_s,prompt_tokens,output_tokens,session,hash_ids
 
 Scenario Load(const std::string& pacing, const std::string& file = "t.csv",
               const std::string& trace = kTrace) {
-  // A directory of each test's own: ctest runs the tests side by side.
-  const fs::path dir = fs::path(::testing::TempDir()) / "trace_sessions" /
-                       ::testing::UnitTest::GetInstance()->current_test_info()->name();
-  fs::create_directories(dir);
-  std::ofstream(dir / file, std::ios::binary) << trace;
-  const std::string text = R"(name: trace_sessions
-seed: 1
-duration_s: 60
-warmup_s: 0
-drain_s: 600
-cluster:
-  profile: h100-llama3.1-8b-bf16
-  deployments: [{name: main, replicas: 1}]
-workload:
-  trace: {file: )" + file + R"(, block_tokens: 256, timing: native)" +
-                           pacing + R"(}
-policies: [round_robin, least_loaded]
-slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
-)";
-  std::ofstream(dir / "s.yaml", std::ios::binary) << text;
-  return LoadScenarioFile((dir / "s.yaml").string());
+  const TestDirectory dir("trace_sessions");
+  dir.Write(file, trace);
+  return dir.Load(ScenarioText(
+      {.name = "trace_sessions",
+       .workload = "  trace: {file: " + file + ", block_tokens: 256, timing: native" + pacing + "}",
+       .policies = "[round_robin, least_loaded]",
+       .qps = 0}));
 }
 
 // Per session (in the order of their first turn), its requests in the order

@@ -3,18 +3,16 @@
 // configuration it names, with files relative to the scenario.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/scenario_loader.h"
 #include "sim/runner/scenario_printer.h"
+#include "tests/runner/test_scenario.h"
 
 namespace kvroute::sim {
 namespace {
 
-namespace fs = std::filesystem;
 
 const char kHead[] = R"(name: keys
 seed: 1
@@ -32,18 +30,8 @@ workload:
 // A directory holding the scenario and its files.
 class WorkloadKeysTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::path(::testing::TempDir()) /
-           ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    fs::create_directories(dir_);
-  }
-  void Write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name, std::ios::binary) << text;
-  }
-  Scenario Load(const std::string& workload) {
-    Write("s.yaml", std::string(kHead) + workload);
-    return LoadScenarioFile((dir_ / "s.yaml").string());
-  }
+  void Write(const std::string& name, const std::string& text) { dir_.Write(name, text); }
+  Scenario Load(const std::string& workload) { return dir_.Load(std::string(kHead) + workload); }
   std::string ErrorOf(const std::string& workload) {
     try {
       Load(workload);
@@ -52,7 +40,7 @@ class WorkloadKeysTest : public ::testing::Test {
     }
     return "(no error)";
   }
-  fs::path dir_;
+  const TestDirectory dir_{"workload_keys"};
 };
 
 TEST_F(WorkloadKeysTest, SharedPrefixInline) {
