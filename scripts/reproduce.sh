@@ -137,6 +137,14 @@ run cluster_r60 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{nam
 point_json canary_lambda10 scenarios/paper/canary.yaml --policy sglang_cache_aware --qps 60
 point_json canary_lambda0 scenarios/paper/canary.yaml --policy sglang_cache_aware --qps 60 \
   --set cluster.lambda_h=0
+# §5.5: a single-characteristic-time model of each replica's cache against the
+# simulated hit rates (scripts/residency_table.py; its own table).
+if wanted residency; then
+  TIMEFORMAT='%R'
+  wall=$({ time "$python" scripts/residency_table.py "$kvroute" --out "$out/residency" \
+    >"$out/residency.md"; } 2>&1)
+  printf '%-18s wall %7.1f s\n' residency "$wall" | tee -a "$out/timings.txt" >&2
+fi
 echo "all experiments: $(($(date +%s) - total_start)) s on $jobs cores" | tee -a "$out/timings.txt" >&2
 
 "$python" analysis/paper_tables.py "$out" >"$out/tables.md"
