@@ -145,6 +145,14 @@ if wanted residency; then
     >"$out/residency.md"; } 2>&1)
   printf '%-18s wall %7.1f s\n' residency "$wall" | tee -a "$out/timings.txt" >&2
 fi
+# Seed 000: the instance-level selection sweep and latency during a canary.
+run instance_selection scenarios/instance_selection.yaml
+if wanted canary_latency; then
+  TIMEFORMAT='%R'
+  wall=$({ time "$python" scripts/canary_latency.py "$kvroute" --out "$out/canary_latency" \
+    >"$out/canary_latency.md"; } 2>&1)
+  printf '%-18s wall %7.1f s\n' canary_latency "$wall" | tee -a "$out/timings.txt" >&2
+fi
 echo "all experiments: $(($(date +%s) - total_start)) s on $jobs cores" | tee -a "$out/timings.txt" >&2
 
 "$python" analysis/paper_tables.py "$out" >"$out/tables.md"
