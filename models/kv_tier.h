@@ -49,12 +49,12 @@ namespace kvroute::models {
 
 enum class OffloadRule { kOnEvict, kWriteThrough };
 
-// Defaults of the local SSD, both assumptions. Samsung PM1733 (PCIe Gen4 x4,
-// the drive generation of H100 servers): 7,000 MB/s sequential read
-// (Samsung's PM1743 announcement, 2021-12-23, which lists the PM1733 beside
-// it); one such drive per replica, read in block-sized files at its
-// sequential rate. A read pays 100 us for the NAND page read, the file system
-// and the submission (TLC NAND reads take 50-100 us).
+// Defaults of the local SSD, both assumptions. One PCIe Gen4 x4 NVMe drive
+// per GPU (DGX H100 has eight data drives for its eight GPUs), read in
+// block-sized files at its sequential rate: 7,000 MB/s for Samsung's PM1733
+// (Samsung's PM1743 announcement, 2021-12-23, which lists both; the Gen5
+// PM1743 is rated 13,000 MB/s). A read pays 100 us for the NAND page read,
+// the file system and the submission (TLC NAND reads take 50-100 us).
 inline constexpr double kDefaultSsdGbPerS = 7;
 inline constexpr double kDefaultSsdLatencyUs = 100;
 
@@ -147,7 +147,8 @@ class HostKvTier {
   };
   // The index keys are non-zero; a zero hash is stored under this stand-in.
   static uint64_t Key(uint64_t hash) { return hash == 0 ? 0x9e3779b97f4a7c15ULL : hash; }
-  // Store without writing through; true if a new copy was made.
+  // Store without the write-through (a block dropped to make room still
+  // spills under kOnEvict); true if a new copy was made.
   bool Insert(uint64_t hash);
   void Unlink(uint32_t e);
   void PushMru(uint32_t e);

@@ -101,9 +101,9 @@ void ParseKvTiers(YamlMap& cluster, Scenario* s) {
   spec.ssd_latency_us = m.Number("ssd_latency_us");
 
   m.Finish();
-  // Every engine with a disk tier writes it from host memory and reads it
-  // back through host memory (models/kv_tier.h), so an SSD tier with no DRAM
-  // tier has no way in or out.
+  // The SSD tier is written from host memory and read back through it
+  // (HiCache's L3, LMCache's disk backend; KVBM cascades G1 -> G2 -> G3;
+  // models/kv_tier.h), so with no DRAM tier it has no way in or out.
   if (spec.ssd_gib > 0 && spec.dram_gib == 0) {
     m.Fail("ssd_gib",
            "needs a host tier (dram_gib > 0): SSD blocks are written from host "
