@@ -12,6 +12,7 @@
 #include "sim/runner/cluster_simulation.h"
 #include "sim/runner/point_pool.h"
 #include "sim/runner/scenario_loader.h"
+#include "sim/runner/scenario_printer.h"
 
 namespace kvroute::sim {
 namespace {
@@ -155,6 +156,24 @@ TEST(KvTiersTest, SsdSizesComeFromTheProfile) {
   const Scenario d = Small({"cluster.kv_tiers={dram_gib: 4, ssd_gib: 8}"});
   EXPECT_EQ(d.scheduler.ssd_tier.bandwidth_bytes_per_s, 7e9);
   EXPECT_EQ(d.scheduler.ssd_tier.latency, 100'000);
+}
+
+// The resolved scenario a results file keeps names the SSD tier, so a rerun
+// from it has the same tiers.
+TEST(KvTiersTest, ThePrintedScenarioKeepsTheSsdTier) {
+  const Scenario s =
+      Small({"cluster.kv_tiers={dram_gib: 4, ssd_gib: 8, ssd_bandwidth_gb_per_s: 3, "
+             "ssd_latency_us: 50}"});
+  const std::string printed = ResolvedScenarioYaml(s);
+  EXPECT_NE(printed.find("ssd_gib: 8"), std::string::npos) << printed;
+  const Scenario reloaded = LoadScenarioText(printed, "printed", {}, "/");
+  const models::KvTierConfig& c = reloaded.scheduler.ssd_tier;
+  EXPECT_EQ(c.capacity_blocks, 4096u);
+  EXPECT_EQ(c.bandwidth_bytes_per_s, 3e9);
+  EXPECT_EQ(c.latency, 50'000);
+  // Without an SSD tier, no SSD key is printed (it would be rejected).
+  EXPECT_EQ(ResolvedScenarioYaml(Small({"cluster.kv_tiers={dram_gib: 4}"})).find("ssd_"),
+            std::string::npos);
 }
 
 void ExpectRejected(const std::string& tiers, const std::vector<std::string>& fragments) {
