@@ -83,12 +83,28 @@ const auto kScalars = Concat(
         Scalar<&P::kv_offload_bytes>("kv_offload_bytes", "bytes", R::kNonNegative,
                                      "KV copied GPU -> host memory, whole run, all replicas"),
         Scalar<&P::kv_load_bytes>("kv_load_bytes", "bytes", R::kNonNegative,
-                                  "KV loaded host memory -> GPU, whole run, all replicas"),
+                                  "KV loaded host memory -> GPU (with what the SSD tier sent "
+                                  "through it), whole run, all replicas"),
         Scalar<&P::kv_load_s>("kv_load_s", "s", R::kNonNegative,
-                              "time iterations waited for KV loads, summed over replicas"),
+                              "time iterations waited for KV loads from host memory and SSD, "
+                              "summed over replicas"),
         Scalar<&P::dram_dropped_blocks>("dram_dropped_blocks", "blocks", R::kAnyCount,
                                         "KV blocks dropped from host memory, whole run, all "
                                         "replicas"),
+        Scalar<&P::ssd_token_hit_rate>("ssd_token_hit_rate", "", R::kShare,
+                                       "the part of token_hit_rate read back from local SSD; 0 "
+                                       "without cluster.kv_tiers.ssd_gib"),
+        Scalar<&P::ssd_store_bytes>("ssd_store_bytes", "bytes", R::kNonNegative,
+                                    "KV written host memory -> local SSD, whole run, all "
+                                    "replicas"),
+        Scalar<&P::ssd_load_bytes>("ssd_load_bytes", "bytes", R::kNonNegative,
+                                   "KV read local SSD -> host memory for loads, whole run, all "
+                                   "replicas"),
+        Scalar<&P::ssd_load_s>("ssd_load_s", "s", R::kNonNegative,
+                               "of kv_load_s, the time spent reading SSD, summed over replicas"),
+        Scalar<&P::ssd_dropped_blocks>("ssd_dropped_blocks", "blocks", R::kAnyCount,
+                                       "KV blocks dropped from local SSD, whole run, all "
+                                       "replicas"),
         Scalar<&P::preemptions>("preemptions", "requests", R::kAnyCount,
                                 "preemptions by recompute, whole run, all replicas"),
         Scalar<&P::replica_failures>("replica_failures", "failures", R::kAnyCount,

@@ -81,6 +81,7 @@ void PointMetricsCollector::OnAdmitted(const models::InFlightRequest& r) {
   prompt_tokens_ += r.request.prompt_tokens;
   hit_tokens_ += r.hit_tokens;
   host_hit_tokens_ += r.host_hit_tokens;
+  ssd_hit_tokens_ += r.ssd_hit_tokens;
 }
 
 void PointMetricsCollector::OnCompleted(const models::InFlightRequest& r, sim::Time now) {
@@ -127,8 +128,9 @@ void PointMetricsCollector::Summarize(PointResult* out) const {
   }
   out->token_hit_rate = prompt_tokens_ > 0 ? hit_tokens_ / prompt_tokens_ : 0;
   out->dram_token_hit_rate = prompt_tokens_ > 0 ? host_hit_tokens_ / prompt_tokens_ : 0;
+  out->ssd_token_hit_rate = prompt_tokens_ > 0 ? ssd_hit_tokens_ / prompt_tokens_ : 0;
   out->hbm_token_hit_rate =
-      prompt_tokens_ > 0 ? (hit_tokens_ - host_hit_tokens_) / prompt_tokens_ : 0;
+      prompt_tokens_ > 0 ? (hit_tokens_ - host_hit_tokens_ - ssd_hit_tokens_) / prompt_tokens_ : 0;
   out->request_hit_rate = admitted_measured_ > 0 ? static_cast<double>(admitted_with_hit_) /
                                                        static_cast<double>(admitted_measured_)
                                                  : 0;

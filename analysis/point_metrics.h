@@ -92,11 +92,17 @@ struct PointResult {
   // token_hit_rate split by the tier the hit came from (docs/KV_TIERS.md).
   double hbm_token_hit_rate = 0;
   double dram_token_hit_rate = 0;
+  double ssd_token_hit_rate = 0;
   // The host-memory tier, whole run, all replicas; 0 without one.
   double kv_offload_bytes = 0;  // copied HBM -> DRAM
-  double kv_load_bytes = 0;     // copied DRAM -> HBM
-  double kv_load_s = 0;         // time iterations waited for loads, summed over replicas
+  double kv_load_bytes = 0;     // copied DRAM -> HBM (with what SSD sent through DRAM)
+  double kv_load_s = 0;         // time iterations waited for loads (both tiers), all replicas
   uint64_t dram_dropped_blocks = 0;
+  // The local-SSD tier below it, likewise; 0 without one.
+  double ssd_store_bytes = 0;  // written DRAM -> SSD
+  double ssd_load_bytes = 0;   // read SSD -> DRAM at loads
+  double ssd_load_s = 0;       // of kv_load_s, the SSD reads
+  uint64_t ssd_dropped_blocks = 0;
   uint64_t preemptions = 0;  // by recompute; whole run, all replicas
   uint64_t replica_failures = 0;
   // Routers reading cluster.kv_events' delayed view, whole run: (question,
@@ -184,7 +190,7 @@ class PointMetricsCollector {
   uint64_t offered_ = 0, completed_ = 0, unfinished_ = 0, rejected_ = 0, measured_ = 0;
   uint64_t failed_ = 0, retried_ = 0;
   uint64_t admitted_measured_ = 0, admitted_with_hit_ = 0;
-  double prompt_tokens_ = 0, hit_tokens_ = 0, host_hit_tokens_ = 0;
+  double prompt_tokens_ = 0, hit_tokens_ = 0, host_hit_tokens_ = 0, ssd_hit_tokens_ = 0;
   std::vector<uint64_t> replica_requests_;
   uint32_t balance_first_ = 0, balance_count_ = UINT32_MAX;
   std::vector<uint32_t> tracked_tenants_;

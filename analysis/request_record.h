@@ -29,6 +29,7 @@ struct RequestRecord {
   uint32_t output_tokens = 0;
   uint32_t hit_tokens = 0;       // served from the prefix cache at first admission
   uint32_t host_hit_tokens = 0;  // of those, loaded from the host DRAM tier
+  uint32_t ssd_hit_tokens = 0;   // of those, read from the local-SSD tier
   uint32_t preemptions = 0;
   uint32_t retries = 0;
   // Disaggregated and prefilled on a prefill replica (its last attempt):

@@ -32,9 +32,10 @@ void HostKvTier::BeginLoad(BlockChain chain, uint32_t from, uint32_t blocks) {
   }
 }
 
-sim::Time HostKvTier::EndLoad(BlockChain chain, uint32_t from, uint32_t blocks, bool done) {
+sim::Time HostKvTier::EndLoad(BlockChain chain, uint32_t from, uint32_t blocks, bool done,
+                              uint32_t through) {
   ++epoch_;
-  if (!done || blocks == 0) return 0;
+  if (!done || blocks + through == 0) return 0;
   // Deepest first, so the chain's first block ends most recently used.
   for (uint32_t j = from + blocks; j > from; --j) {
     const uint32_t e = index_.Find(Key(chain[j - 1]));
@@ -42,32 +43,48 @@ sim::Time HostKvTier::EndLoad(BlockChain chain, uint32_t from, uint32_t blocks, 
     Unlink(e);
     PushMru(e);
   }
-  const sim::Time t = config_.LoadTime(blocks);
-  counters_.loaded_blocks += blocks;
+  const sim::Time t = config_.LoadTime(blocks + through);
+  counters_.loaded_blocks += blocks + through;
   ++counters_.loads;
   counters_.load_time += t;
   return t;
 }
 
 void HostKvTier::Store(uint64_t hash) {
+  const bool copied = Insert(hash);
+  if (copied && below_ != nullptr && config_.offload == OffloadRule::kWriteThrough) {
+    below_->Store(hash);
+  }
+}
+
+void HostKvTier::Promote(BlockChain chain, uint32_t from, uint32_t blocks) {
+  for (uint32_t j = from + blocks; j > from; --j) {
+    if (Insert(chain[j - 1])) ++counters_.promoted_blocks;
+  }
+}
+
+bool HostKvTier::Insert(uint64_t hash) {
   const uint64_t key = Key(hash);
   if (const uint32_t e = index_.Find(key); e != sim::FlatHashIndex::kAbsent) {
     Unlink(e);
     PushMru(e);
-    return;
+    return false;
   }
   if (spare_.empty()) {
     uint32_t victim = lru_;
     while (victim != kNone && entries_[victim].load_epoch == epoch_) victim = entries_[victim].next;
     if (victim == kNone) {
       ++counters_.skipped_stores;
-      return;
+      return false;
     }
     Unlink(victim);
     index_.Erase(Key(entries_[victim].hash));
     spare_.push_back(victim);
     --held_;
     ++counters_.dropped_blocks;
+    if (below_ != nullptr && config_.offload == OffloadRule::kOnEvict) {
+      below_->Store(entries_[victim].hash);
+    }
   }
   const uint32_t e = spare_.back();
   spare_.pop_back();
@@ -76,6 +93,7 @@ void HostKvTier::Store(uint64_t hash) {
   PushMru(e);
   ++held_;
   ++counters_.stored_blocks;
+  return true;
 }
 
 void HostKvTier::Clear() {

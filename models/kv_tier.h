@@ -1,5 +1,6 @@
-// A replica's host-memory (DRAM) KV tier below the HBM prefix cache
-// (DESIGN.md, "KV memory"; issue 14). It holds copies of full KV blocks, keyed
+// A replica's host-memory (DRAM) KV tier below the HBM prefix cache, and the
+// optional local-SSD tier below that (DESIGN.md, "KV memory"; issue 14). Both
+// are this class, one instance per level. A tier holds copies of full KV blocks, keyed
 // by their chained block hash, in one LRU list, and is filled by one of two
 // rules:
 //  - kOnEvict: a block evicted from HBM is copied here (vLLM's native
@@ -16,6 +17,18 @@
 // its recency (vLLM's LRUOffloadingManager, vllm/v1/kv_offload/lru_manager.py,
 // leaves stored blocks out of prepare_store), and blocks being loaded cannot be
 // dropped (prepare_load protects them, vllm/v1/kv_offload/abstract.py).
+//
+// A tier may spill to one below it (SpillTo, the SSD under DRAM), by the
+// same rule as it is filled: kOnEvict writes the blocks its LRU drops there
+// (HiCache's write_back, "written back to the next level only when it is
+// evicted from the upper level", sglang docs/advanced_features/
+// hicache_design.md; Dynamo KVBM's G1 -> G2 -> G3 offload cascade), and
+// kWriteThrough every block it gets (HiCache's write_through "to all tiers";
+// LMCache's StorageManager.batched_put stores into every backend,
+// lmcache/v1/storage_backend/storage_manager.py). A hit below is read into
+// this tier on its way to HBM (Promote): HiCache prefetches L3 into L2 host
+// memory and loads L2 -> L1 from there (hicache_design.md, "Prefetch from
+// L3", whose wait_complete policy is this blocking load).
 //
 // Invariants: each held hash is in the index and on the LRU list exactly once;
 // held_blocks() <= capacity; stored = held + dropped over the tier's life
@@ -35,6 +48,15 @@
 namespace kvroute::models {
 
 enum class OffloadRule { kOnEvict, kWriteThrough };
+
+// Defaults of the local SSD, both assumptions. One PCIe Gen4 x4 NVMe drive
+// per GPU (DGX H100 has eight data drives for its eight GPUs), read in
+// block-sized files at its sequential rate: 7,000 MB/s for Samsung's PM1733
+// (Samsung's PM1743 announcement, 2021-12-23, which lists both; the Gen5
+// PM1743 is rated 13,000 MB/s). A read pays 100 us for the NAND page read,
+// the file system and the submission (TLC NAND reads take 50-100 us).
+inline constexpr double kDefaultSsdGbPerS = 7;
+inline constexpr double kDefaultSsdLatencyUs = 100;
 
 // Defaults of the host link, both assumptions to replace with a measurement
 // of the machine at hand. PCIe Gen5 x16 carries 32 GT/s x 16 lanes x 128/130
@@ -58,13 +80,15 @@ struct KvTierConfig {
   sim::Time LoadTime(uint32_t blocks) const;
 };
 
+// For DRAM (SSD): "above" is HBM (DRAM), "below" is SSD (nothing).
 struct KvTierCounters {
-  uint64_t stored_blocks = 0;   // copies made HBM -> DRAM
-  uint64_t loaded_blocks = 0;   // copies made DRAM -> HBM
-  uint64_t dropped_blocks = 0;  // evicted from DRAM (LRU), or lost with the replica
-  uint64_t skipped_stores = 0;  // offloads refused: every held block was being loaded
-  uint64_t loads = 0;           // load transfers
-  sim::Time load_time = 0;      // their summed duration
+  uint64_t stored_blocks = 0;    // copies made into this tier, from above or below
+  uint64_t promoted_blocks = 0;  // of those, read from the tier below at a load
+  uint64_t loaded_blocks = 0;    // copies made from this tier upwards at loads
+  uint64_t dropped_blocks = 0;   // evicted (LRU), or lost with the replica
+  uint64_t skipped_stores = 0;   // stores refused: every held block was being loaded
+  uint64_t loads = 0;            // load transfers
+  sim::Time load_time = 0;       // their summed duration
 };
 
 class HostKvTier {
@@ -84,13 +108,23 @@ class HostKvTier {
   void BeginLoad(BlockChain chain, uint32_t from, uint32_t blocks);
   // Ends the load begun last. If `done`, the blocks were loaded: they become
   // the most recently used (the chain's first one last, so the deepest go
-  // first, as a radix cache evicts leaves first), and the transfer is counted.
-  // Returns its time (0 if !done).
-  sim::Time EndLoad(BlockChain chain, uint32_t from, uint32_t blocks, bool done);
+  // first, as a radix cache evicts leaves first), and the transfer is counted,
+  // with `through` more blocks the tier below supplied that cross this tier's
+  // link in the same transfer. Returns its time (0 if !done).
+  sim::Time EndLoad(BlockChain chain, uint32_t from, uint32_t blocks, bool done,
+                    uint32_t through = 0);
 
   // Copies the block `hash` in (or refreshes it if held), dropping the least
-  // recently used block not being loaded when full.
+  // recently used block not being loaded when full; then spills as the rule
+  // says (SpillTo).
   void Store(uint64_t hash);
+
+  // Blocks this tier drops (kOnEvict) or stores (kWriteThrough) are stored in
+  // `below` from now on. REQUIRES: below outlives this tier.
+  void SpillTo(HostKvTier* below) { below_ = below; }
+  // Copies chain[from, from + blocks), read from the tier below for a load,
+  // in (deepest first); they are not written back down.
+  void Promote(BlockChain chain, uint32_t from, uint32_t blocks);
 
   // Forgets every block (the replica failed or starts cold).
   void Clear();
@@ -113,6 +147,9 @@ class HostKvTier {
   };
   // The index keys are non-zero; a zero hash is stored under this stand-in.
   static uint64_t Key(uint64_t hash) { return hash == 0 ? 0x9e3779b97f4a7c15ULL : hash; }
+  // Store without the write-through (a block dropped to make room still
+  // spills under kOnEvict); true if a new copy was made.
+  bool Insert(uint64_t hash);
   void Unlink(uint32_t e);
   void PushMru(uint32_t e);
 
@@ -124,6 +161,7 @@ class HostKvTier {
   uint32_t held_ = 0;
   uint64_t epoch_ = 1;
   KvTierCounters counters_;
+  HostKvTier* below_ = nullptr;
 };
 
 }  // namespace kvroute::models

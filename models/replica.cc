@@ -16,8 +16,13 @@ Replica::Replica(uint32_t id, const CostModel& cost_model, SchedulerConfig confi
       pool_(pool),
       load_(load),
       kv_(kv_blocks, config.eviction) {
+  assert(!config.ssd_tier.enabled() || config.kv_tier.enabled());  // SSD is reached via DRAM
   if (!config.kv_tier.enabled()) return;
   tier_ = std::make_unique<HostKvTier>(config.kv_tier);
+  if (config.ssd_tier.enabled()) {
+    ssd_tier_ = std::make_unique<HostKvTier>(config.ssd_tier);
+    tier_->SpillTo(ssd_tier_.get());
+  }
   if (config.kv_tier.offload == OffloadRule::kOnEvict) kv_.OffloadEvictionsTo(tier_.get());
 }
 
@@ -136,19 +141,29 @@ bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer
   uint32_t max_hit_blocks = FullBlocks(r.total_tokens() - 1);
   const BlockChain chain = CacheableChain(r);
   uint32_t hit_blocks = std::min(kv_.MatchPrefix(chain), max_hit_blocks);
-  // The blocks after the HBM hit that the host tier holds are loaded, not
-  // computed; they take HBM blocks like computed ones.
-  const uint32_t loaded =
-      tier_ ? tier_->Match(chain, hit_blocks, std::min(chain.size(), max_hit_blocks)) : 0;
-  const uint32_t reused = hit_blocks + loaded;
+  // The blocks after the HBM hit that the host tier holds, then those after
+  // them that the SSD tier holds, are loaded, not computed; they take HBM
+  // blocks like computed ones.
+  const uint32_t limit = std::min(chain.size(), max_hit_blocks);
+  const uint32_t loaded = tier_ ? tier_->Match(chain, hit_blocks, limit) : 0;
+  const uint32_t read_from = hit_blocks + loaded;
+  const uint32_t read = ssd_tier_ ? ssd_tier_->Match(chain, read_from, limit) : 0;
+  const uint32_t reused = read_from + read;
   // A disaggregated request's transferred KV covers all but its last prompt
   // token, local hit or not.
   const uint32_t present = std::max(reused * block_size_, r.remote_tokens);
   uint32_t first_chunk = std::min(r.total_tokens() - present, budget);
   uint32_t blocks = BlocksFor(present + first_chunk);
   if (tier_) tier_->BeginLoad(chain, hit_blocks, loaded);
+  if (ssd_tier_) ssd_tier_->BeginLoad(chain, read_from, read);
   const bool admitted = kv_.Admit(chain, blocks, max_hit_blocks, &r.kv);
-  if (tier_) pending_load_ += tier_->EndLoad(chain, hit_blocks, loaded, admitted);
+  if (ssd_tier_) {
+    // Read into DRAM while both loads are still protected, then on to HBM
+    // with DRAM's own run: the SSD read, then one host-to-GPU copy of both.
+    if (admitted) tier_->Promote(chain, read_from, read);
+    pending_load_ += ssd_tier_->EndLoad(chain, read_from, read, admitted);
+  }
+  if (tier_) pending_load_ += tier_->EndLoad(chain, hit_blocks, loaded, admitted, read);
   if (!admitted) return false;
   assert(r.kv.hit_blocks == hit_blocks);
   Unaccount(r);
@@ -160,6 +175,7 @@ bool Replica::TryAdmit(uint32_t slot, uint32_t budget, ReplicaObserver& observer
     r.admitted_time = now;
     r.hit_tokens = r.computed_tokens;
     r.host_hit_tokens = loaded * block_size_;
+    r.ssd_hit_tokens = read * block_size_;
     observer.OnAdmitted(slot, now);
   }
   return true;
@@ -301,7 +317,8 @@ void Replica::Fail(sim::Time now, std::vector<uint32_t>* dropped) {
   batch_.clear();
   in_iteration_ = false;
   kv_.Clear();
-  if (tier_) tier_->Clear();  // the host memory was the engine process's
+  if (tier_) tier_->Clear();          // the host memory was the engine process's
+  if (ssd_tier_) ssd_tier_->Clear();  // and so was the index of its SSD files
   bool healthy = load_.healthy;
   load_ = ReplicaLoad{};
   load_.healthy = healthy;
@@ -313,6 +330,7 @@ void Replica::StartCold(sim::Time now) {
   assert(idle());
   kv_.Clear();
   if (tier_) tier_->Clear();
+  if (ssd_tier_) ssd_tier_->Clear();
   UpdateKvUtilization(now);
 }
 

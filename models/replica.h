@@ -27,7 +27,10 @@
 // a request's chain that follow its HBM hit and are held in DRAM are loaded at
 // admission instead of computed, and the iteration that first schedules the
 // request waits for the load before its forward pass (LMCache's vLLM
-// connector without layer-wise pipelining; docs/KV_TIERS.md says why).
+// connector without layer-wise pipelining; docs/KV_TIERS.md says why). With a
+// local-SSD tier below DRAM (SchedulerConfig::ssd_tier), the blocks after the
+// DRAM run that the SSD holds are read into DRAM and copied on to HBM in the
+// same load.
 #ifndef KVROUTE_MODELS_REPLICA_H_
 #define KVROUTE_MODELS_REPLICA_H_
 
@@ -58,6 +61,9 @@ struct SchedulerConfig {
   // A host-memory KV tier below the HBM pool; capacity 0 (the default): none,
   // and no per-block work at all.
   KvTierConfig kv_tier{};
+  // A local-SSD tier below the host tier (capacity 0: none); it spills and
+  // loads through the host tier, so it needs one.
+  KvTierConfig ssd_tier{};
 };
 
 // Receives what happens to requests inside a replica.
@@ -133,7 +139,8 @@ class Replica {
   const KvCache& kv_cache() const { return kv_; }
   // Publishes the KV cache's stored/removed/cleared events (kv_events.h).
   void set_kv_event_listener(KvEventListener* listener) { kv_.set_event_listener(listener); }
-  const HostKvTier* host_tier() const { return tier_.get(); }  // null: HBM only
+  const HostKvTier* host_tier() const { return tier_.get(); }     // null: HBM only
+  const HostKvTier* ssd_tier() const { return ssd_tier_.get(); }  // null: no SSD tier
   const ReplicaCounters& counters() const { return counters_; }
   const ReplicaLoad& load() const { return load_; }
   uint32_t id() const { return id_; }
@@ -179,8 +186,9 @@ class Replica {
   RequestPool& pool_;
   ReplicaLoad& load_;
   KvCache kv_;
-  std::unique_ptr<HostKvTier> tier_;  // null without a host tier
-  sim::Time pending_load_ = 0;        // loads the iteration being formed waits for
+  std::unique_ptr<HostKvTier> ssd_tier_;  // declared first: tier_ spills to it
+  std::unique_ptr<HostKvTier> tier_;      // null without a host tier
+  sim::Time pending_load_ = 0;            // loads the iteration being formed waits for
   sim::RingDeque<uint32_t> waiting_;
   std::vector<uint32_t> running_;  // admission order: the back is the newest
   std::vector<BatchEntry> batch_;

@@ -46,6 +46,7 @@ struct InFlightRequest {
   uint32_t replica = 0;
   uint32_t hit_tokens = 0;       // prompt tokens served from the cache at first admission
   uint32_t host_hit_tokens = 0;  // of those, loaded from the host tier (kv_tier.h)
+  uint32_t ssd_hit_tokens = 0;   // of those, read from the local-SSD tier (via host memory)
   uint32_t computed_tokens = 0;  // tokens whose KV exists (cached prefix + computed)
   uint32_t generated_tokens = 0;
   uint32_t preemptions = 0;
@@ -100,8 +101,8 @@ class RequestPool {
     r.request.block_hashes.clear();
     r.request.output_block_hashes.clear();
     r.kv = KvHandle{};
-    r.hit_tokens = r.host_hit_tokens = r.computed_tokens = r.generated_tokens = r.preemptions =
-        r.retries = r.remote_tokens = 0;
+    r.hit_tokens = r.host_hit_tokens = r.ssd_hit_tokens = r.computed_tokens = r.generated_tokens =
+        r.preemptions = r.retries = r.remote_tokens = 0;
     r.prefill_only = false;
     r.first_token_time = r.admitted_time = sim::kNever;
     r.ever_admitted = false;

@@ -29,6 +29,7 @@ inline analysis::RequestRecord MakeRecord(const models::InFlightRequest& r, cons
   record.output_tokens = r.request.output_tokens;
   record.hit_tokens = r.hit_tokens;
   record.host_hit_tokens = r.host_hit_tokens;
+  record.ssd_hit_tokens = r.ssd_hit_tokens;
   record.preemptions = r.preemptions;
   record.retries = r.retries;
   record.route_reason = r.route_reason;

@@ -151,12 +151,15 @@ struct KvEventsSpec {
 };
 
 // cluster.kv_tiers as written (scenario_loader_kv_tiers.cc); what the replicas
-// get from it is Scenario::scheduler.kv_tier.
+// get from it is Scenario::scheduler.kv_tier and .ssd_tier.
 struct KvTierSpec {
   double dram_gib = 0;                                          // per replica; 0: no host tier
   double dram_bandwidth_gb_per_s = models::kDefaultHostGbPerS;  // per GPU
   double dram_latency_us = models::kDefaultHostLatencyUs;
   models::OffloadRule offload = models::OffloadRule::kOnEvict;
+  double ssd_gib = 0;                                         // per replica; 0: no SSD tier
+  double ssd_bandwidth_gb_per_s = models::kDefaultSsdGbPerS;  // per GPU
+  double ssd_latency_us = models::kDefaultSsdLatencyUs;
 };
 
 // cluster.disaggregation: prefill/decode disaggregation (pd_router.h). Every

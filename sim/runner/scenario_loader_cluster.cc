@@ -202,7 +202,8 @@ const YamlKeyTable& ClusterKeys() {
        IntegerKey("kv_blocks", 0, 1, 1 << 27, "KV pool of each replica, in blocks")
            .Default("from the profile"),
        NestedKey("kv_tiers", YamlType::kMap, "none: HBM only",
-                 "a host-memory KV tier below each replica's HBM (docs/KV_TIERS.md)"),
+                 "a host-memory KV tier below each replica's HBM, and optionally local SSD "
+                 "below it (docs/KV_TIERS.md)"),
        ChoiceKey("eviction", EvictionOrders().names(),
                  EvictionOrders().NameOf(d.scheduler.eviction),
                  "KV eviction order: SGLang's radix LRU or vLLM v1's free queue"),

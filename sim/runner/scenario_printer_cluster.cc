@@ -127,6 +127,11 @@ YAML::Node Cluster(const Scenario& s) {
     tiers["dram_bandwidth_gb_per_s"] = Num(s.kv_tiers.dram_bandwidth_gb_per_s);
     tiers["dram_latency_us"] = Num(s.kv_tiers.dram_latency_us);
     tiers["offload"] = scenario::OffloadRules().NameOf(s.kv_tiers.offload);
+    if (s.kv_tiers.ssd_gib > 0) {
+      tiers["ssd_gib"] = Num(s.kv_tiers.ssd_gib);
+      tiers["ssd_bandwidth_gb_per_s"] = Num(s.kv_tiers.ssd_bandwidth_gb_per_s);
+      tiers["ssd_latency_us"] = Num(s.kv_tiers.ssd_latency_us);
+    }
     c["kv_tiers"] = Flow(tiers);
   }
   YAML::Node cost;

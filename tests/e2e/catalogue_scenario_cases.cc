@@ -53,6 +53,14 @@ std::vector<MalformedInput> ScenarioCases() {
       ScenarioCase("KvTiersTooSmall", "  profile: h100-llama3.1-8b-bf16",
                    "  profile: h100-llama3.1-8b-bf16\n  kv_tiers: {dram_gib: 0.001}",
                    {"s.yaml:8: key 'cluster.kv_tiers.dram_gib': holds no KV block"}),
+      ScenarioCase("KvTiersSsdWithoutDram", "  profile: h100-llama3.1-8b-bf16",
+                   "  profile: h100-llama3.1-8b-bf16\n  kv_tiers:\n    dram_gib: 0\n"
+                   "    ssd_gib: 512",
+                   {"s.yaml:10: key 'cluster.kv_tiers.ssd_gib': needs a host tier"}),
+      ScenarioCase("KvTiersSsdKeyWithoutSsd", "  profile: h100-llama3.1-8b-bf16",
+                   "  profile: h100-llama3.1-8b-bf16\n  kv_tiers:\n    dram_gib: 64\n"
+                   "    ssd_latency_us: 50",
+                   {"s.yaml:10: key 'cluster.kv_tiers.ssd_latency_us': is set but ssd_gib is not"}),
       // Autoscaling keys (issue 15).
       ScenarioCase("AutoscaleMisspelledKey", "{name: main, replicas: 2, weight: 1}",
                    "{name: main, replicas: 2, autoscale: {signal: waiting, target: 2, "

@@ -1,13 +1,16 @@
-// The host-memory KV tier (models/kv_tier.h): transfer time worked by hand,
-// its LRU, and the HBM cache with a DRAM tier below it against an independent
-// two-level LRU count on random traffic, with conservation checked after
-// every step.
+// The host-memory and SSD KV tiers (models/kv_tier.h): transfer time worked
+// by hand, the LRU, and the HBM cache with a DRAM tier (and an SSD tier) below
+// it against an independent LRU count per tier on random traffic, with
+// conservation checked after every step.
 #include "models/kv_tier.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <list>
+#include <memory>
+#include <set>
+#include <tuple>
 #include <vector>
 
 #include "models/kv_cache.h"
@@ -78,12 +81,13 @@ TEST(KvTierTest, MatchStopsAtTheFirstBlockNotHeld) {
   EXPECT_EQ(tier.Match(BlockChain(prompt), 1, 2), 1u);  // the limit
 }
 
-// Two plain LRU lists of block hashes, front = least recently used, and the
-// rules of kv_tier.h written out block by block.
-class TwoLevelLru {
+// Plain LRU lists of block hashes, front = least recently used, one per tier
+// (no SSD when its capacity is 0), and the rules of kv_tier.h written out
+// block by block.
+class LevelLru {
  public:
-  TwoLevelLru(uint32_t hbm, uint32_t dram, OffloadRule rule)
-      : hbm_cap_(hbm), dram_cap_(dram), rule_(rule) {}
+  LevelLru(uint32_t hbm, uint32_t dram, uint32_t ssd, OffloadRule rule)
+      : hbm_cap_(hbm), dram_cap_(dram), ssd_cap_(ssd), rule_(rule) {}
 
   // One request for the whole of `chain`, admitted, computed and released.
   void Access(const std::vector<uint64_t>& chain) {
@@ -93,26 +97,43 @@ class TwoLevelLru {
     for (uint32_t j = 0; j < hit; ++j) hbm_.remove(chain[j]);  // pinned
     uint32_t loaded = 0;
     while (hit + loaded < n && Has(dram_, chain[hit + loaded])) ++loaded;
-    std::vector<uint64_t> loading(chain.begin() + hit, chain.begin() + hit + loaded);
+    const uint32_t from = hit + loaded;
+    uint32_t read = 0;
+    while (ssd_cap_ > 0 && from + read < n && Has(ssd_, chain[from + read])) ++read;
+    dram_loading_.assign(chain.begin() + hit, chain.begin() + from);
+    ssd_loading_.assign(chain.begin() + from, chain.begin() + from + read);
     const uint32_t needed = n - hit;
     const uint32_t free = hbm_cap_ - static_cast<uint32_t>(hbm_.size()) - hit;
     for (uint32_t k = needed > free ? needed - free : 0; k > 0; --k) {
       const uint64_t victim = hbm_.front();
       hbm_.pop_front();
-      if (rule_ == OffloadRule::kOnEvict) Store(victim, loading);
+      if (rule_ == OffloadRule::kOnEvict) StoreDram(victim);
     }
-    for (uint32_t j = hit + loaded; j > hit; --j) Touch(&dram_, chain[j - 1]);
+    // Read from SSD into DRAM, deepest first, not written back down.
+    for (uint32_t j = from + read; j > from; --j) {
+      if (StoreDram(chain[j - 1], /*promote=*/true)) ++promoted;
+    }
+    for (uint32_t j = from + read; j > from; --j) Touch(&ssd_, chain[j - 1]);
+    for (uint32_t j = from; j > hit; --j) Touch(&dram_, chain[j - 1]);
+    dram_loading_.clear();
+    ssd_loading_.clear();
     if (rule_ == OffloadRule::kWriteThrough) {
-      for (uint32_t j = n; j > hit; --j) Store(chain[j - 1], {});
+      for (uint32_t j = n; j > hit; --j) StoreDram(chain[j - 1]);
     }
     for (uint32_t j = n; j > 0; --j) hbm_.push_back(chain[j - 1]);  // released tail first
     hbm_hits += hit;
     dram_hits += loaded;
+    ssd_hits += read;
   }
 
   std::vector<uint64_t> hbm_order() const { return {hbm_.begin(), hbm_.end()}; }
   std::vector<uint64_t> dram_order() const { return {dram_.begin(), dram_.end()}; }
-  uint64_t hbm_hits = 0, dram_hits = 0, stored = 0, dropped = 0, skipped = 0;
+  std::vector<uint64_t> ssd_order() const { return {ssd_.begin(), ssd_.end()}; }
+  struct Counts {
+    uint64_t stored = 0, dropped = 0, skipped = 0;
+  };
+  Counts dram, ssd;
+  uint64_t hbm_hits = 0, dram_hits = 0, ssd_hits = 0, promoted = 0;
 
  private:
   static bool Has(const std::list<uint64_t>& l, uint64_t h) {
@@ -122,33 +143,64 @@ class TwoLevelLru {
     l->remove(h);
     l->push_back(h);
   }
-  void Store(uint64_t h, const std::vector<uint64_t>& loading) {
-    if (Has(dram_, h)) return Touch(&dram_, h);
-    if (dram_.size() == dram_cap_) {
-      auto victim = std::find_if(dram_.begin(), dram_.end(), [&](uint64_t v) {
+  // Copies `h` into `tier` (or refreshes it), dropping its least recently used
+  // block not in `loading` when full; true if a copy was made. `*dropped_to`
+  // receives what was dropped.
+  bool Insert(std::list<uint64_t>* tier, uint32_t cap, uint64_t h,
+              const std::vector<uint64_t>& loading, Counts* counts,
+              uint64_t* dropped_to = nullptr) {
+    if (Has(*tier, h)) {
+      Touch(tier, h);
+      return false;
+    }
+    if (tier->size() == cap) {
+      auto victim = std::find_if(tier->begin(), tier->end(), [&](uint64_t v) {
         return std::find(loading.begin(), loading.end(), v) == loading.end();
       });
-      if (victim == dram_.end()) {
-        ++skipped;
-        return;
+      if (victim == tier->end()) {
+        ++counts->skipped;
+        return false;
       }
-      dram_.erase(victim);
-      ++dropped;
+      if (dropped_to != nullptr) *dropped_to = *victim;
+      tier->erase(victim);
+      ++counts->dropped;
     }
-    dram_.push_back(h);
-    ++stored;
+    tier->push_back(h);
+    ++counts->stored;
+    return true;
+  }
+  // A store into DRAM and what it spills to SSD; a block promoted from SSD
+  // is not written back down.
+  bool StoreDram(uint64_t h, bool promote = false) {
+    uint64_t victim = 0;
+    const uint64_t dropped_before = dram.dropped;
+    const bool copied = Insert(&dram_, dram_cap_, h, dram_loading_, &dram, &victim);
+    if (ssd_cap_ == 0) return copied;
+    if (rule_ == OffloadRule::kOnEvict && dram.dropped > dropped_before) {
+      Insert(&ssd_, ssd_cap_, victim, ssd_loading_, &ssd);
+    }
+    if (rule_ == OffloadRule::kWriteThrough && copied && !promote) {
+      Insert(&ssd_, ssd_cap_, h, ssd_loading_, &ssd);
+    }
+    return copied;
   }
 
-  uint32_t hbm_cap_, dram_cap_;
+  uint32_t hbm_cap_, dram_cap_, ssd_cap_;
   OffloadRule rule_;
-  std::list<uint64_t> hbm_, dram_;
+  std::list<uint64_t> hbm_, dram_, ssd_;
+  std::vector<uint64_t> dram_loading_, ssd_loading_;
 };
 
-// The HBM cache with a DRAM tier below it, driven the way models/replica.cc
-// drives them at admission.
+// The HBM cache with a DRAM tier (and an SSD tier when `ssd` > 0) below it,
+// driven the way models/replica.cc drives them at admission.
 class Tiered {
  public:
-  Tiered(uint32_t hbm, uint32_t dram, OffloadRule rule) : kv_(hbm), tier_(Tier(dram, rule)) {
+  Tiered(uint32_t hbm, uint32_t dram, uint32_t ssd, OffloadRule rule)
+      : kv_(hbm), tier_(Tier(dram, rule)) {
+    if (ssd > 0) {
+      ssd_ = std::make_unique<HostKvTier>(Tier(ssd, rule));
+      tier_.SpillTo(ssd_.get());
+    }
     if (rule == OffloadRule::kOnEvict) kv_.OffloadEvictionsTo(&tier_);
   }
 
@@ -157,11 +209,18 @@ class Tiered {
     const uint32_t n = chain.size();
     const uint32_t hit = kv_.MatchPrefix(chain);
     const uint32_t loaded = tier_.Match(chain, hit, n);
+    const uint32_t from = hit + loaded;
+    const uint32_t read = ssd_ ? ssd_->Match(chain, from, n) : 0;
     tier_.BeginLoad(chain, hit, loaded);
+    if (ssd_) ssd_->BeginLoad(chain, from, read);
     KvHandle h;
     const bool admitted = kv_.Admit(chain, n, n, &h);
-    tier_.EndLoad(chain, hit, loaded, admitted);
     ASSERT_TRUE(admitted);
+    if (ssd_) {
+      tier_.Promote(chain, from, read);
+      ssd_->EndLoad(chain, from, read, admitted);
+    }
+    tier_.EndLoad(chain, hit, loaded, admitted, read);
     kv_.Register(chain, n, &h);
     if (tier_.config().offload == OffloadRule::kWriteThrough) {
       for (uint32_t j = n; j > hit; --j) tier_.Store(chain[j - 1]);
@@ -169,31 +228,49 @@ class Tiered {
     kv_.Release(&h);
     hbm_hits += hit;
     dram_hits += loaded;
+    ssd_hits += read;
   }
 
   const KvCache& kv() const { return kv_; }
   const HostKvTier& tier() const { return tier_; }
-  uint64_t hbm_hits = 0, dram_hits = 0;
+  const HostKvTier* ssd() const { return ssd_.get(); }
+  uint64_t hbm_hits = 0, dram_hits = 0, ssd_hits = 0;
 
  private:
   KvCache kv_;
+  std::unique_ptr<HostKvTier> ssd_;
   HostKvTier tier_;
 };
 
-class TwoLevelTest : public ::testing::TestWithParam<OffloadRule> {};
-
-TEST_P(TwoLevelTest, MatchesAnIndependentTwoLevelLruOnRandomTraffic) {
-  constexpr uint32_t kHbm = 24, kDram = 40, kDocs = 40;
-  // Documents of 1..6 blocks sharing nothing, drawn with a skew so that some
-  // return soon (HBM hits), some late (DRAM hits) and some too late (misses).
-  sim::RandomStream rng(7, "test.kv_tier");
-  std::vector<std::vector<uint64_t>> docs(kDocs);
-  for (uint32_t d = 0; d < kDocs; ++d) {
-    const uint32_t length = 1 + static_cast<uint32_t>(rng.UniformInt(6));
+// Documents of 1..6 blocks sharing nothing.
+std::vector<std::vector<uint64_t>> Documents(sim::RandomStream* rng, uint32_t count) {
+  std::vector<std::vector<uint64_t>> docs(count);
+  for (uint32_t d = 0; d < count; ++d) {
+    const uint32_t length = 1 + static_cast<uint32_t>(rng->UniformInt(6));
     for (uint32_t j = 0; j < length; ++j) docs[d].push_back(uint64_t{d} * 1000 + j + 1);
   }
-  Tiered sut(kHbm, kDram, GetParam());
-  TwoLevelLru oracle(kHbm, kDram, GetParam());
+  return docs;
+}
+
+void ExpectCounts(const HostKvTier& tier, const LevelLru::Counts& oracle) {
+  EXPECT_EQ(tier.counters().stored_blocks, oracle.stored);
+  EXPECT_EQ(tier.counters().dropped_blocks, oracle.dropped);
+  EXPECT_EQ(tier.counters().skipped_stores, oracle.skipped);
+}
+
+// (offload rule, SSD blocks; 0: HBM and DRAM only).
+class LevelTest : public ::testing::TestWithParam<std::tuple<OffloadRule, uint32_t>> {};
+
+TEST_P(LevelTest, MatchesAnIndependentLruPerTierOnRandomTraffic) {
+  const auto [rule, kSsd] = GetParam();
+  constexpr uint32_t kHbm = 24, kDram = 40, kDocs = 40;
+  // Drawn with a skew so that some documents return soon (HBM hits), some
+  // late (DRAM, then SSD hits) and some too late (misses): the documents
+  // hold about 140 blocks, more than the three tiers together.
+  sim::RandomStream rng(7, "test.kv_tier");
+  const auto docs = Documents(&rng, kDocs);
+  Tiered sut(kHbm, kDram, kSsd, rule);
+  LevelLru oracle(kHbm, kDram, kSsd, rule);
   for (int step = 0; step < 4000; ++step) {
     const double u = rng.Uniform();
     const auto& doc = docs[static_cast<size_t>(u * u * kDocs)];
@@ -202,7 +279,7 @@ TEST_P(TwoLevelTest, MatchesAnIndependentTwoLevelLruOnRandomTraffic) {
     ASSERT_EQ(sut.kv().CheckInvariants(), "") << "step " << step;
     ASSERT_EQ(sut.tier().CheckInvariants(), "") << "step " << step;
     // Conservation: HBM holds at most its capacity and nothing is pinned
-    // between requests; every copy made to DRAM is held or was dropped.
+    // between requests; every copy made to a tier is held or was dropped.
     ASSERT_LE(sut.kv().used_blocks(), kHbm);
     ASSERT_EQ(sut.kv().used_blocks(), sut.kv().evictable_blocks());
     ASSERT_LE(sut.tier().held_blocks(), kDram);
@@ -210,21 +287,60 @@ TEST_P(TwoLevelTest, MatchesAnIndependentTwoLevelLruOnRandomTraffic) {
               sut.tier().held_blocks() + sut.tier().counters().dropped_blocks);
     ASSERT_EQ(sut.kv().EvictionList(), oracle.hbm_order()) << "step " << step;
     ASSERT_EQ(sut.tier().LruOrder(), oracle.dram_order()) << "step " << step;
+    if (kSsd > 0) {
+      ASSERT_EQ(sut.ssd()->CheckInvariants(), "") << "step " << step;
+      ASSERT_LE(sut.ssd()->held_blocks(), kSsd);
+      ASSERT_EQ(sut.ssd()->LruOrder(), oracle.ssd_order()) << "step " << step;
+    }
   }
   EXPECT_EQ(sut.hbm_hits, oracle.hbm_hits);
   EXPECT_EQ(sut.dram_hits, oracle.dram_hits);
-  EXPECT_EQ(sut.tier().counters().loaded_blocks, oracle.dram_hits);
-  EXPECT_EQ(sut.tier().counters().stored_blocks, oracle.stored);
-  EXPECT_EQ(sut.tier().counters().dropped_blocks, oracle.dropped);
-  EXPECT_EQ(sut.tier().counters().skipped_stores, oracle.skipped);
+  EXPECT_EQ(sut.ssd_hits, oracle.ssd_hits);
+  // DRAM copies up what it held and what SSD sent through it.
+  EXPECT_EQ(sut.tier().counters().loaded_blocks, oracle.dram_hits + oracle.ssd_hits);
+  EXPECT_EQ(sut.tier().counters().promoted_blocks, oracle.promoted);
+  ExpectCounts(sut.tier(), oracle.dram);
   // The traffic exercised every path.
   EXPECT_GT(oracle.hbm_hits, 0u);
   EXPECT_GT(oracle.dram_hits, 0u);
-  EXPECT_GT(oracle.dropped, 0u);
+  EXPECT_GT(oracle.dram.dropped, 0u);
+  if (kSsd == 0) return;
+  ExpectCounts(*sut.ssd(), oracle.ssd);
+  EXPECT_EQ(sut.ssd()->counters().loaded_blocks, oracle.ssd_hits);
+  EXPECT_GT(oracle.ssd_hits, 0u);
+  EXPECT_GT(oracle.ssd.dropped, 0u);
+  EXPECT_GT(oracle.promoted, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Rules, TwoLevelTest,
-                         ::testing::Values(OffloadRule::kOnEvict, OffloadRule::kWriteThrough));
+INSTANTIATE_TEST_SUITE_P(RulesAndTiers, LevelTest,
+                         ::testing::Combine(::testing::Values(OffloadRule::kOnEvict,
+                                                              OffloadRule::kWriteThrough),
+                                            ::testing::Values(0u, 60u)));
+
+// With an SSD tier that can hold every document, on_evict loses nothing: after
+// each request every block ever computed is in HBM, DRAM or SSD, and what DRAM
+// drops is exactly what SSD receives.
+TEST(KvTierTest, AnSsdThatHoldsEverythingLosesNoBlock) {
+  sim::RandomStream rng(11, "test.kv_tier");
+  const auto docs = Documents(&rng, 40);
+  Tiered sut(8, 12, 40 * 6, OffloadRule::kOnEvict);
+  std::set<uint64_t> seen;
+  for (int step = 0; step < 2000; ++step) {
+    const auto& doc = docs[rng.UniformInt(docs.size())];
+    sut.Access(doc);
+    seen.insert(doc.begin(), doc.end());
+    std::set<uint64_t> held;
+    for (uint64_t h : sut.kv().EvictionList()) held.insert(h);
+    for (uint64_t h : sut.tier().LruOrder()) held.insert(h);
+    for (uint64_t h : sut.ssd()->LruOrder()) held.insert(h);
+    ASSERT_EQ(held, seen) << "step " << step;
+  }
+  EXPECT_EQ(sut.ssd()->counters().dropped_blocks, 0u);
+  EXPECT_EQ(sut.ssd()->counters().skipped_stores, 0u);
+  EXPECT_GT(sut.ssd_hits, 0u);
+  // Every block DRAM dropped was written to SSD, once or as a refresh.
+  EXPECT_LE(sut.ssd()->counters().stored_blocks, sut.tier().counters().dropped_blocks);
+}
 
 TEST(KvTierTest, ClearCountsWhatItForgetsAsDropped) {
   HostKvTier tier(Tier(4));

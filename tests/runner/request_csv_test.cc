@@ -82,25 +82,29 @@ failures:
                           "pressured.yaml", overrides);
 }
 
-// With a host tier, the DRAM share of the cached tokens adds up to the
-// point's dram_token_hit_rate.
-TEST(RequestCsvTest, DramCachedTokensAddUpToThePointsDramHitRate) {
-  const Scenario s = Pressured({"cluster.kv_tiers={dram_gib: 2}"});
+// With host and SSD tiers, the DRAM and SSD shares of the cached tokens add up
+// to the point's dram_token_hit_rate and ssd_token_hit_rate.
+TEST(RequestCsvTest, TierCachedTokensAddUpToThePointsTierHitRates) {
+  const Scenario s = Pressured({"cluster.kv_tiers={dram_gib: 0.25, ssd_gib: 2}"});
   const std::string path = testing::TempDir() + "requests_dram.csv";
   analysis::RequestCsvWriter writer(path, RequestCsvContextFor(s));
   const analysis::PointResult r = RunPoint(s, PointSpec{0, 30, 3}, &writer);
   writer.Commit();
   const Csv csv = ReadCsv(path);
-  double prompt = 0, cached = 0, dram = 0;
+  double prompt = 0, cached = 0, dram = 0, ssd = 0;
   for (size_t i = 0; i < csv.rows.size(); ++i) {
     if (csv.rows[i].at("measured") != "1" || csv.rows[i].at("admitted") != "1") continue;
     prompt += csv.Number(i, "prompt_tokens");
     cached += csv.Number(i, "cached_tokens");
     dram += csv.Number(i, "dram_cached_tokens");
-    EXPECT_LE(csv.Number(i, "dram_cached_tokens"), csv.Number(i, "cached_tokens"));
+    ssd += csv.Number(i, "ssd_cached_tokens");
+    EXPECT_LE(csv.Number(i, "dram_cached_tokens") + csv.Number(i, "ssd_cached_tokens"),
+              csv.Number(i, "cached_tokens"));
   }
   EXPECT_GT(dram, 0);
+  EXPECT_GT(ssd, 0);
   EXPECT_EQ(dram / prompt, r.dram_token_hit_rate);
+  EXPECT_EQ(ssd / prompt, r.ssd_token_hit_rate);
   EXPECT_EQ(cached / prompt, r.token_hit_rate);
 }
 

@@ -35,6 +35,9 @@ int Validate(const po::variables_map& vm, const CommandIo& io) {
                  ? ", and " + std::to_string(s.scheduler.kv_tier.capacity_blocks) +
                        " more in host memory"
                  : "")
+         << (s.scheduler.ssd_tier.enabled()
+                 ? " and " + std::to_string(s.scheduler.ssd_tier.capacity_blocks) + " on local SSD"
+                 : "")
          << "), "
          << (s.workload.trace.format == models::TraceConfig::Format::kNone
                  ? std::to_string(s.workload.keys) + " keys"
