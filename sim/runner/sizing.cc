@@ -222,7 +222,7 @@ SizingReport SizeFleet(const std::vector<Scenario>& candidates, const SizingOpti
             "kind worth trying in a mix: " + caps + "), more than the " +
             std::to_string(kMaxMixedFleets) +
             " a search may simulate; lower --max-replicas, give fewer --profile, or pass " +
-            "--ignore-limits if you mean it (docs/PLANNING.md, \"Mixed fleets\")");
+            "--ignore-limits if you mean it (docs/PLANNING.md, \"Mixes of profiles\")");
       }
       const Scenario largest = FleetScenario(candidates, report.mix_caps);
       CheckWorkLimits(largest, EstimatePointWork(largest, options.qps),
