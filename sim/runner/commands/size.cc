@@ -22,7 +22,8 @@ namespace po = boost::program_options;
 // its kinds are the candidates, each deployment's profile at its price (the
 // same profile at the same price once), each as one deployment of the
 // scenario's first; the mixes put them in one routing pool.
-std::vector<Scenario> DeploymentKinds(const Scenario& given) {
+std::vector<Scenario> DeploymentKinds(const Scenario& given,
+                                      std::vector<std::string>* price_sources) {
   std::vector<Scenario> kinds;
   for (size_t d = 0; d < given.deployments.size(); ++d) {
     const DeploymentSpec& spec = given.deployments[d];
@@ -62,7 +63,11 @@ std::vector<Scenario> DeploymentKinds(const Scenario& given) {
       return k.resolved_profile.name == c.resolved_profile.name &&
              k.UsdPerGpuHour() == c.UsdPerGpuHour();
     });
-    if (!seen) kinds.push_back(std::move(c));
+    if (seen) continue;
+    price_sources->push_back(spec.usd_per_gpu_hour > 0
+                                 ? "deployment '" + spec.name + "': usd_per_gpu_hour"
+                                 : PriceSource(c));
+    kinds.push_back(std::move(c));
   }
   return kinds;
 }
@@ -71,7 +76,9 @@ std::vector<Scenario> DeploymentKinds(const Scenario& given) {
 // set as if by --set cluster.profile=VALUE, so that the engine's per-GPU
 // defaults follow the candidate; without --profile, the scenario's own
 // profile, or its deployments' kinds.
-std::vector<Scenario> LoadCandidates(const po::variables_map& vm) {
+// `price_sources`: where each candidate's price comes from.
+std::vector<Scenario> LoadCandidates(const po::variables_map& vm,
+                                     std::vector<std::string>* price_sources) {
   const Scenario given = LoadScenarioArgument(vm);
   std::vector<std::string> names;
   if (vm.count("profile")) names = vm["profile"].as<std::vector<std::string>>();
@@ -85,7 +92,7 @@ std::vector<Scenario> LoadCandidates(const po::variables_map& vm) {
   }
   std::vector<Scenario> candidates;
   if (kinds_given) {
-    candidates = DeploymentKinds(given);
+    candidates = DeploymentKinds(given, price_sources);
   } else if (names.empty()) {
     candidates.push_back(given);
   }
@@ -109,6 +116,9 @@ std::vector<Scenario> LoadCandidates(const po::variables_map& vm) {
                          "')");
       }
     }
+  }
+  if (price_sources->empty()) {
+    for (const Scenario& c : candidates) price_sources->push_back(PriceSource(c));
   }
   for (const Scenario& c : candidates) {
     if (!c.failures.empty()) {
@@ -137,7 +147,8 @@ int Size(const po::variables_map& vm, const CommandIo& io) {
         "--mixes with --budget: the load a budget sustains is searched per profile alone; "
         "drop --mixes, or give --qps to find the cheapest mix for a load");
   }
-  const std::vector<Scenario> candidates = LoadCandidates(vm);
+  std::vector<std::string> price_sources;
+  const std::vector<Scenario> candidates = LoadCandidates(vm, &price_sources);
   if (mixes && candidates.size() < 2) {
     throw UsageError(
         "--mixes needs two or more candidates to mix: give --profile twice or more, or a "
@@ -179,7 +190,7 @@ int Size(const po::variables_map& vm, const CommandIo& io) {
                       std::min<unsigned>(options.jobs, c.seeds), options.qps);
   }
   const SizingReport report = SizeFleet(candidates, options);
-  PrintSizingReport(candidates, options, report, io.out);
+  PrintSizingReport(candidates, price_sources, options, report, io.out);
   return report.search.found ? 0 : 3;
 }
 

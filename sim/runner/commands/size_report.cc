@@ -87,7 +87,8 @@ std::string FleetName(const std::vector<analysis::FleetKind>& kinds, const analy
   return text;
 }
 
-void PrintSizingReport(const std::vector<Scenario>& candidates, const SizingOptions& options,
+void PrintSizingReport(const std::vector<Scenario>& candidates,
+                       const std::vector<std::string>& price_sources, const SizingOptions& options,
                        const SizingReport& report, std::ostream& out) {
   const Scenario& s = candidates[0];
   out << "sizing '" << s.name << "' at " << options.qps << " QPS, policy "
@@ -172,7 +173,7 @@ void PrintSizingReport(const std::vector<Scenario>& candidates, const SizingOpti
   PrintTable(out, false, rows);
   for (size_t k : order) {
     out << "price of " << candidates[k].resolved_profile.gpu.name << ": $"
-        << candidates[k].UsdPerGpuHour() << "/GPU-hour (" << PriceSource(candidates[k]) << ")\n";
+        << candidates[k].UsdPerGpuHour() << "/GPU-hour (" << price_sources[k] << ")\n";
   }
   out << report.evaluations.size() << " fleets simulated x " << s.seeds << " seeds";
   if (options.mixes && kinds > 1) {

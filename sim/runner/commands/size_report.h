@@ -18,7 +18,10 @@ namespace kvroute::sim {
 // kinds in the candidates' order.
 std::string FleetName(const std::vector<analysis::FleetKind>& kinds, const analysis::Fleet& fleet);
 
-void PrintSizingReport(const std::vector<Scenario>& candidates, const SizingOptions& options,
+// `price_sources[k]`: where candidate k's price comes from (PriceSource, or
+// the deployment that gave it).
+void PrintSizingReport(const std::vector<Scenario>& candidates,
+                       const std::vector<std::string>& price_sources, const SizingOptions& options,
                        const SizingReport& report, std::ostream& out);
 
 void PrintBudgetReport(const std::vector<Scenario>& candidates, const SizingOptions& options,
