@@ -46,8 +46,9 @@ struct FleetEvaluation {
 // order: "KV" when requests were preempted for KV blocks or the pools were at
 // least 90% used on average; "sequence slots" when a replica held on average
 // at least max_num_seqs requests (they queue for a slot); "imbalance" when the
-// busiest replica took at least 1.5x the mean; else "compute". A rule of thumb
-// for reading a failing fleet, not a measurement of each resource's margin.
+// busiest replica took at least 1.5x the mean; else "compute" (for a mix,
+// max_num_seqs is the mean over its replicas). A rule of thumb for reading a
+// failing fleet, not a measurement of each resource's margin.
 std::string BindingResource(const FleetEvaluation& e, double max_num_seqs);
 
 struct SizingOptions {
