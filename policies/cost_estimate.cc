@@ -12,43 +12,61 @@ constexpr int64_t kDecodeContext = 1024;
 
 }  // namespace
 
-CostEstimator::CostEstimator(const PolicyContext& ctx)
-    : budget_(std::max<int64_t>(1, ctx.max_num_batched_tokens)),
-      block_size_(ctx.block_size_tokens) {
+CostEstimator::CostEstimator(const PolicyContext& ctx) : block_size_(ctx.block_size_tokens) {
   if (ctx.cost_model == nullptr) {
     owned_ = std::make_unique<models::PhysicalCostModel>(models::FindProfile(kDefaultProfile));
   }
-  model_ = ctx.cost_model != nullptr ? ctx.cost_model : owned_.get();
-  models::BatchShape full;
-  full.AddPrefillChunk(0, budget_);
-  prefill_seconds_per_token_ =
-      sim::ToSeconds(model_->IterationTime(full)) / static_cast<double>(budget_);
+  kinds_.emplace_back(ctx.cost_model != nullptr ? ctx.cost_model : owned_.get(),
+                      ctx.max_num_batched_tokens);
+  // A pool of several kinds: each replica priced by its own deployment's
+  // model, as seed 000's S_i and FlexLB's per-worker prefill_ms are each the
+  // instance's own (policies.md §9); one Kind per distinct model and budget.
+  for (size_t r = 0; r < ctx.replica_cost_models.size(); ++r) {
+    const models::CostModel* model = ctx.replica_cost_models[r];
+    const int64_t budget = ctx.replica_batched_tokens.at(r);
+    uint32_t k = 0;
+    while (k < kinds_.size() &&
+           !(kinds_[k].model == model && kinds_[k].budget == std::max<int64_t>(1, budget))) {
+      ++k;
+    }
+    if (k == kinds_.size()) kinds_.emplace_back(model, budget);
+    kind_of_.push_back(k);
+  }
 }
 
-double CostEstimator::PrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const {
-  for (const Remembered& r : remembered_) {
+CostEstimator::Kind::Kind(const models::CostModel* m, int64_t b)
+    : model(m), budget(std::max<int64_t>(1, b)) {
+  models::BatchShape full;
+  full.AddPrefillChunk(0, budget);
+  prefill_seconds_per_token =
+      sim::ToSeconds(model->IterationTime(full)) / static_cast<double>(budget);
+}
+
+double CostEstimator::Kind::PrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const {
+  for (const Remembered& r : remembered) {
     if (r.seconds >= 0 && r.prompt_tokens == prompt_tokens && r.hit_tokens == hit_tokens)
       return r.seconds;
   }
   const double seconds = ComputePrefillSeconds(prompt_tokens, hit_tokens);
-  remembered_[next_remembered_++ % 4] = {prompt_tokens, hit_tokens, seconds};
+  remembered[next_remembered++ % 4] = {prompt_tokens, hit_tokens, seconds};
   return seconds;
 }
 
-double CostEstimator::ComputePrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const {
+double CostEstimator::Kind::ComputePrefillSeconds(uint32_t prompt_tokens,
+                                                  uint32_t hit_tokens) const {
   int64_t done = std::min<int64_t>(hit_tokens, prompt_tokens > 0 ? prompt_tokens - 1 : 0);
   double seconds = 0;
   while (done < prompt_tokens) {
-    int64_t chunk = std::min<int64_t>(budget_, prompt_tokens - done);
+    int64_t chunk = std::min<int64_t>(budget, prompt_tokens - done);
     models::BatchShape batch;
     batch.AddPrefillChunk(done, chunk);
-    seconds += sim::ToSeconds(model_->IterationTime(batch));
+    seconds += sim::ToSeconds(model->IterationTime(batch));
     done += chunk;
   }
   return seconds;
 }
 
-double CostEstimator::OutstandingWorkSeconds(const models::ReplicaLoad& load) const {
+double CostEstimator::Kind::OutstandingWorkSeconds(const models::ReplicaLoad& load) const {
   double seconds = QueuedPrefillSeconds(load);
   if (load.decode_tokens > 0) {
     // The load signals carry no contexts; a decode sequence is taken to attend
@@ -58,7 +76,7 @@ double CostEstimator::OutstandingWorkSeconds(const models::ReplicaLoad& load) co
     decode.decode_sequences = decode.sequences = sequences;
     decode.decode_context_tokens = static_cast<double>(sequences * kDecodeContext);
     double iterations = static_cast<double>(load.decode_tokens) / static_cast<double>(sequences);
-    seconds += iterations * sim::ToSeconds(model_->IterationTime(decode));
+    seconds += iterations * sim::ToSeconds(model->IterationTime(decode));
   }
   return seconds;
 }

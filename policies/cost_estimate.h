@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "models/cost_model.h"
 #include "models/replica_load.h"
@@ -23,38 +24,69 @@ class CostEstimator {
 
   // Time to prefill `prompt_tokens` of which `hit_tokens` are cached, run
   // alone in token-budget chunks. As vLLM, at least the last token is computed.
-  double PrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const;
+  double PrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const {
+    return kinds_[0].PrefillSeconds(prompt_tokens, hit_tokens);
+  }
 
   // Queued prefill work on a replica: its outstanding prompt tokens at the
   // full-batch throughput of the cost model.
   double QueuedPrefillSeconds(const models::ReplicaLoad& load) const {
-    return static_cast<double>(load.prefill_tokens) * prefill_seconds_per_token_;
+    return kinds_[0].QueuedPrefillSeconds(load);
   }
 
   // Everything the replica still owes: queued prefill plus its decode tokens,
   // generated one per sequence per iteration.
-  double OutstandingWorkSeconds(const models::ReplicaLoad& load) const;
+  double OutstandingWorkSeconds(const models::ReplicaLoad& load) const {
+    return kinds_[0].OutstandingWorkSeconds(load);
+  }
+
+  // The same, priced with replica `replica`'s own cost model and token budget
+  // (PolicyContext::replica_cost_models); the pool's when it gives none.
+  double PrefillSecondsOn(uint32_t replica, uint32_t prompt_tokens, uint32_t hit_tokens) const {
+    return KindOf(replica).PrefillSeconds(prompt_tokens, hit_tokens);
+  }
+  double QueuedPrefillSecondsOn(uint32_t replica, const models::ReplicaLoad& load) const {
+    return KindOf(replica).QueuedPrefillSeconds(load);
+  }
+  double OutstandingWorkSecondsOn(uint32_t replica, const models::ReplicaLoad& load) const {
+    return KindOf(replica).OutstandingWorkSeconds(load);
+  }
 
   int block_size() const { return block_size_; }
   // Seconds per prompt token in a full token-budget prefill iteration.
-  double prefill_seconds_per_token() const { return prefill_seconds_per_token_; }
+  double prefill_seconds_per_token() const { return kinds_[0].prefill_seconds_per_token; }
 
  private:
-  double ComputePrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const;
+  // One cost model with its token budget: the pool's, or one GPU kind's.
+  struct Kind {
+    Kind(const models::CostModel* model, int64_t budget);
+    double PrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const;
+    double QueuedPrefillSeconds(const models::ReplicaLoad& load) const {
+      return static_cast<double>(load.prefill_tokens) * prefill_seconds_per_token;
+    }
+    double OutstandingWorkSeconds(const models::ReplicaLoad& load) const;
+    double ComputePrefillSeconds(uint32_t prompt_tokens, uint32_t hit_tokens) const;
+
+    const models::CostModel* model;
+    int64_t budget;
+    double prefill_seconds_per_token;
+    // The last few PrefillSeconds answers: a policy prices one prompt on
+    // every replica, and the replicas' hits take few values.
+    struct Remembered {
+      uint32_t prompt_tokens = 0, hit_tokens = 0;
+      double seconds = -1;  // -1: empty
+    };
+    mutable Remembered remembered[4];
+    mutable uint32_t next_remembered = 0;
+  };
+  const Kind& KindOf(uint32_t replica) const {
+    return kind_of_.empty() ? kinds_[0] : kinds_[kind_of_[replica]];
+  }
 
   std::unique_ptr<models::CostModel> owned_;  // when the context gives none
-  const models::CostModel* model_;
-  int64_t budget_;
   int block_size_;
-  double prefill_seconds_per_token_;
-  // The last few PrefillSeconds answers: a policy prices one prompt on every
-  // replica, and the replicas' hits take few values.
-  struct Remembered {
-    uint32_t prompt_tokens = 0, hit_tokens = 0;
-    double seconds = -1;  // -1: empty
-  };
-  mutable Remembered remembered_[4];
-  mutable uint32_t next_remembered_ = 0;
+  std::vector<Kind> kinds_;        // [0]: the pool's (PolicyContext::cost_model)
+  std::vector<uint32_t> kind_of_;  // per replica, an index into kinds_; empty: all [0]
 };
 
 // Prompt tokens of `request` cached on `replica` per the view's cache oracle

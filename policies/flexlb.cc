@@ -35,8 +35,8 @@ class FlexLbPolicy : public Policy {
       if (!e.available) continue;
       const models::ReplicaLoad& load = view.replicas[r];
       const uint32_t hit = hits_[r];
-      e.wait_ms = 1000 * estimator_.QueuedPrefillSeconds(load);
-      e.cost_ms = e.wait_ms + 1000 * estimator_.PrefillSeconds(request.prompt_tokens, hit);
+      e.wait_ms = 1000 * estimator_.QueuedPrefillSecondsOn(r, load);
+      e.cost_ms = e.wait_ms + 1000 * estimator_.PrefillSecondsOn(r, request.prompt_tokens, hit);
       e.pending = load.waiting;
     }
     uint32_t count = FlexLbCandidates(endpoints_, config_, candidates_);

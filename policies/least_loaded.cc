@@ -25,7 +25,7 @@ class LeastLoadedPolicy : public Policy {
     double best_load = 0;
     for (uint32_t r = 0; r < view.size(); ++r) {
       if (!view.healthy(r)) continue;
-      double load = Load(view.replicas[r]);
+      double load = Load(r, view.replicas[r]);
       if (best == UINT32_MAX || load < best_load) {
         best = r;
         best_load = load;
@@ -39,14 +39,14 @@ class LeastLoadedPolicy : public Policy {
   }
 
  private:
-  double Load(const models::ReplicaLoad& load) const {
+  double Load(uint32_t replica, const models::ReplicaLoad& load) const {
     switch (measure_) {
       case Measure::kRequests:
         return static_cast<double>(load.waiting) + static_cast<double>(load.running);
       case Measure::kTokens:
         return static_cast<double>(load.outstanding_tokens());
       case Measure::kWork:
-        return estimator_.OutstandingWorkSeconds(load);
+        return estimator_.OutstandingWorkSecondsOn(replica, load);
     }
     return 0;
   }

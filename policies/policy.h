@@ -87,6 +87,12 @@ struct PolicyContext {
   int block_size_tokens = 16;
   int64_t max_num_batched_tokens = 8192;  // the replicas' per-iteration token budget
   uint32_t kv_blocks_per_replica = 0;     // KV pool size; 0 when unknown
+  // A pool of several GPU kinds: each replica's own cost model and token
+  // budget (its deployment's), for policies that estimate each replica's work
+  // (CostEstimator's *On methods); empty: every replica is cost_model's with
+  // max_num_batched_tokens. Outlive the policy.
+  std::vector<const models::CostModel*> replica_cost_models;
+  std::vector<int64_t> replica_batched_tokens;
   // The workload's true per-key rates at a simulated time, req/s on the scale
   // of key_rates (drift and load schedule included), for a policy that is
   // told them rather than measuring them; empty when not offered.

@@ -27,9 +27,10 @@ class SoftmaxPolicy : public Policy {
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
     ExactHitTokensAll(view, request, estimator_.block_size(), hits_);
     for (uint32_t r = 0; r < view.size(); ++r) {
-      costs_[r] = view.healthy(r) ? estimator_.PrefillSeconds(request.prompt_tokens, hits_[r]) +
-                                        estimator_.QueuedPrefillSeconds(view.replicas[r])
-                                  : std::numeric_limits<double>::infinity();
+      costs_[r] = view.healthy(r)
+                      ? estimator_.PrefillSecondsOn(r, request.prompt_tokens, hits_[r]) +
+                            estimator_.QueuedPrefillSecondsOn(r, view.replicas[r])
+                      : std::numeric_limits<double>::infinity();
     }
     ExponentialDecayProbabilities(costs_, delta_s_, probabilities_);
     // Score: S_i of the sampled replica, seconds.

@@ -19,8 +19,9 @@ std::vector<Deployment> MakeDeployments(
   double weight_sum = 0;
   for (const RoutingPool& p : pools) weight_sum += scenario.PoolWeightAt(p, 0);
   for (const RoutingPool& pool : pools) {
-    // A pool of several deployments (of several GPU kinds) is sized and
-    // costed by its first: no policy weighs a replica by its speed.
+    // A pool of several deployments (of several GPU kinds) is sized by its
+    // first; policies that estimate each replica's work price it on its own
+    // kind (replica_cost_models), the others by the first.
     const uint32_t i = pool.first;
     const double share = scenario.disaggregation.enabled ? 1
                          : weight_sum > 0 ? scenario.PoolWeightAt(pool, 0) / weight_sum
@@ -34,6 +35,15 @@ std::vector<Deployment> MakeDeployments(
     context.block_size_tokens = scenario.resolved_profile.ResolvedEngine().block_size_tokens;
     context.max_num_batched_tokens = scenario.SchedulerOf(i).max_num_batched_tokens;
     context.kv_blocks_per_replica = scenario.KvBlocksOf(i);
+    if (pool.count > 1 && scenario.MixedProfiles()) {
+      // Per-replica work is priced on each replica's own GPU kind.
+      for (uint32_t d = pool.first; d < pool.first + pool.count; ++d) {
+        for (uint32_t r = 0; r < scenario.deployments[d].replicas; ++r) {
+          context.replica_cost_models.push_back(cost_models[d].get());
+          context.replica_batched_tokens.push_back(scenario.SchedulerOf(d).max_num_batched_tokens);
+        }
+      }
+    }
     for (double key_share : arrivals.source().key_shares()) {
       context.key_rates.push_back(key_share * spec.qps * share);
     }

@@ -1,11 +1,13 @@
-// `kvroute size` (issue 15): the cheapest fleet of one deployment that meets
-// every SLO of a scenario at a target load, over candidate profiles (GPU kind
-// x tensor parallelism), each costed at its GPU's price. A fleet meets the
-// SLOs when, for each, the upper bound of the two-sided 95% Student-t
-// interval of its percentile over the scenario's paired seeds is at most the
-// threshold (with one seed, the value itself). The replica count is bisected
-// per candidate (analysis/fleet_search.h), and the counts either side of each
-// answer are reported so that a non-monotone policy shows (seed 003, Table 14).
+// `kvroute size` (issue 15): the cheapest fleet that meets every SLO of a
+// scenario at a target load, over candidate profiles (GPU kind x tensor
+// parallelism), each costed at its GPU's price: replicas of one candidate, or
+// with `mixes`, replicas of several candidates, each kind a deployment of its
+// own profile and price, all in one routing pool. A fleet meets the SLOs
+// when, for each, the upper bound of the two-sided 95% Student-t interval of
+// its percentile over the scenario's paired seeds is at most the threshold
+// (with one seed, the value itself). Replica counts are bisected
+// (analysis/fleet_search.h), and the fleets either side of each answer are
+// reported so that a non-monotone policy shows (seed 003, Table 14).
 #ifndef KVROUTE_SIM_RUNNER_SIZING_H_
 #define KVROUTE_SIM_RUNNER_SIZING_H_
 
@@ -23,12 +25,13 @@ namespace kvroute::sim {
 
 // One fleet simulated at the target load over the scenario's seeds.
 struct FleetEvaluation {
-  size_t candidate = 0;  // index into the candidates
-  uint32_t replicas = 0;
+  analysis::Fleet fleet;  // replicas of each candidate
+  uint32_t replicas = 0;  // in all
   bool met = false;
   std::vector<analysis::SeedStatistics> slo;  // per SLO, over seeds, seconds
   std::vector<double> slo_bound;              // per SLO: what is held to the threshold
-  analysis::FleetCost cost;
+  uint64_t gpus = 0;
+  double usd_per_hour = 0;
   double token_hit_rate = 0;                 // mean over seeds
   double imbalance = 0;                      // mean over seeds, max/mean requests per replica
   double kv_utilization = 0;                 // mean over seeds and the measured buckets
@@ -43,35 +46,75 @@ struct FleetEvaluation {
 // order: "KV" when requests were preempted for KV blocks or the pools were at
 // least 90% used on average; "sequence slots" when a replica held on average
 // at least max_num_seqs requests (they queue for a slot); "imbalance" when the
-// busiest replica took at least 1.5x the mean; else "compute". A rule of thumb
-// for reading a failing fleet, not a measurement of each resource's margin.
-std::string BindingResource(const FleetEvaluation& e, int max_num_seqs);
+// busiest replica took at least 1.5x the mean; else "compute" (for a mix,
+// max_num_seqs is the mean over its replicas). A rule of thumb for reading a
+// failing fleet, not a measurement of each resource's margin.
+std::string BindingResource(const FleetEvaluation& e, double max_num_seqs);
 
 struct SizingOptions {
   double qps = 0;
   size_t policy_index = 0;
   uint32_t max_replicas = 64;  // per candidate
   unsigned jobs = 1;           // seeds simulated at once
+  bool mixes = false;          // also fleets that mix candidates (one routing pool)
+  bool ignore_limits = false;  // lift kMaxMixedFleets and the per-point limits of a mix
 };
+
+// The most fleets the search of mixes may simulate unless limits are lifted.
+inline constexpr uint64_t kMaxMixedFleets = 1000;
+
+// An upper bound on the fleets the search of mixes simulates (besides the
+// single kinds), given the most replicas of each kind worth trying in a mix:
+// every combination of the counts of all kinds but the last, each with one
+// bisection of the last kind's count over [0, its cap] (the largest count,
+// then ceil(log2(cap + 1)) halvings).
+uint64_t MixedFleetBound(const std::vector<uint32_t>& caps);
 
 struct SizingReport {
   std::vector<analysis::FleetKind> kinds;  // one per candidate
   analysis::FleetSearchResult search;
   std::vector<FleetEvaluation> evaluations;  // every fleet simulated, in order
+  // With mixes: the cap of each kind in a mix (fewer than its fewest alone),
+  // and the bound on the mixed fleets that follows (MixedFleetBound).
+  std::vector<uint32_t> mix_caps;
+  uint64_t mixed_fleet_bound = 0;
 };
 
 // `candidates`: the same scenario loaded once per candidate profile. REQUIRES
-// each has one deployment and a price (Scenario::UsdPerGpuHour() > 0).
+// each has one deployment and a price (Scenario::UsdPerGpuHour() > 0); with
+// mixes, that they can share a pool (CheckMixable). Throws std::runtime_error
+// when the mixes could take more than kMaxMixedFleets fleets, or a mix would
+// exceed the per-point limits (work_estimate.h), unless ignore_limits.
 SizingReport SizeFleet(const std::vector<Scenario>& candidates, const SizingOptions& options);
 
-// Simulates `replicas` of `candidate` (index `index`) at the target load over
-// its seeds and judges it against its SLOs.
-FleetEvaluation EvaluateFleet(const Scenario& candidate, size_t index, uint32_t replicas,
+// Throws std::invalid_argument saying why the candidates cannot be replicas
+// of one routing pool: another model, another KV block size (prefix hashes
+// are per block), a host KV tier, an autoscaler (the rules of
+// scenario_loader_disaggregation.cc's CheckDeploymentProfiles).
+void CheckMixable(const std::vector<Scenario>& candidates);
+
+// The scenario that runs `fleet`: one candidate alone is that candidate with
+// its count; several are one deployment per candidate with its profile and
+// price (named after the profile), in the order of the candidates, all in the
+// first candidate's deployment's pool, the first carrying its policy.
+Scenario FleetScenario(const std::vector<Scenario>& candidates, const analysis::Fleet& fleet);
+
+// Simulates `fleet` at the target load over the seeds and judges it against
+// the SLOs.
+FleetEvaluation EvaluateFleet(const std::vector<Scenario>& candidates, const analysis::Fleet& fleet,
                               const SizingOptions& options);
 
-// The evaluation of `replicas` of `candidate`, if simulated.
-const FleetEvaluation* FindEvaluation(const SizingReport& report, size_t candidate,
-                                      uint32_t replicas);
+// `replicas` of candidate `k` of `kinds` alone.
+analysis::Fleet OneKind(size_t kinds, size_t k, uint32_t replicas);
+
+// The evaluation of `fleet`, if simulated.
+const FleetEvaluation* FindEvaluation(const SizingReport& report, const analysis::Fleet& fleet);
+
+// The neighbours of a fleet: for each kind in it, the fleet with one replica
+// of that kind fewer (`more` false) or more, in the kinds' order; a count of
+// `max_replicas` gets none more.
+std::vector<analysis::Fleet> Neighbours(const analysis::Fleet& fleet, bool more,
+                                        uint32_t max_replicas);
 
 // The inverse of sizing: for each candidate, as many replicas as
 // `usd_per_hour` buys, and the highest load they sustain within the SLOs,

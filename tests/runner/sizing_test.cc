@@ -51,10 +51,10 @@ TEST(SizingTest, FewestReplicasIsTheMDcStabilityBound) {
   // $3.348 per H100-hour (models/gpus/h100-sxm.yaml) x 8 GPUs.
   EXPECT_NEAR(report.search.usd_per_hour, 8 * 3.348, 1e-9);
   // The neighbours are reported: 7 fails, 9 meets.
-  ASSERT_NE(FindEvaluation(report, 0, 7), nullptr);
-  EXPECT_FALSE(FindEvaluation(report, 0, 7)->met);
-  ASSERT_NE(FindEvaluation(report, 0, 9), nullptr);
-  EXPECT_TRUE(FindEvaluation(report, 0, 9)->met);
+  ASSERT_NE(FindEvaluation(report, {7}), nullptr);
+  EXPECT_FALSE(FindEvaluation(report, {7})->met);
+  ASSERT_NE(FindEvaluation(report, {9}), nullptr);
+  EXPECT_TRUE(FindEvaluation(report, {9})->met);
   // Bisection over 1..64, not a count: the largest, about six halvings and one more.
   EXPECT_LE(report.evaluations.size(), 9u);
 }
@@ -64,14 +64,14 @@ TEST(SizingTest, SearchAgreesWithEveryCountTriedInTurn) {
   const SizingReport report = SizeFleet({s}, Options(12));
   uint32_t fewest = 0;
   for (uint32_t c = 1; c <= 12 && fewest == 0; ++c) {
-    if (EvaluateFleet(s, 0, c, Options(12)).met) fewest = c;
+    if (EvaluateFleet({s}, {c}, Options(12)).met) fewest = c;
   }
   EXPECT_EQ(fewest, 8u);
   EXPECT_EQ(report.search.single_kind_minimum[0], fewest);
 }
 
 TEST(SizingTest, TheBoundIsTheUpperConfidenceLimitOverSeeds) {
-  const FleetEvaluation e = EvaluateFleet(MDc(), 0, 8, Options(8));
+  const FleetEvaluation e = EvaluateFleet({MDc()}, {8}, Options(8));
   ASSERT_EQ(e.slo.size(), 1u);
   EXPECT_EQ(e.slo[0].n, 2u);
   EXPECT_DOUBLE_EQ(e.slo_bound[0], e.slo[0].ci_high);
@@ -103,7 +103,7 @@ TEST(SizingTest, Deterministic) {
 // One sequence at a time (max_num_seqs 1): the M/D/c fleet one replica short
 // of the answer queues for its slots; KV pools too small for the batch preempt.
 TEST(SizingTest, BindingResourceOfTheFleetOneShort) {
-  const FleetEvaluation short_one = EvaluateFleet(MDc(), 0, 7, Options(8));
+  const FleetEvaluation short_one = EvaluateFleet({MDc()}, {7}, Options(8));
   EXPECT_FALSE(short_one.met);
   EXPECT_EQ(short_one.binding, "sequence slots");
   FleetEvaluation e;

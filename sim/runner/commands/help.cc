@@ -9,6 +9,7 @@
 #include "sim/runner/commands/command.h"
 #include "sim/runner/markdown.h"
 #include "sim/runner/scenario_keys.h"
+#include "sim/runner/sizing.h"
 #include "sim/runner/work_estimate.h"
 
 namespace kvroute::sim {
@@ -21,6 +22,8 @@ void PrintLimits(std::ostream& out, bool markdown) {
     out << "| limit | value |\n|---|---|\n"
         << "| events one point may take | " << FormatYamlNumber(kMaxEventsPerPoint) << " |\n"
         << "| memory of the points running at once | 90% of MemAvailable in /proc/meminfo |\n"
+        << "| mixed fleets one `kvroute size --mixes` may simulate (its bound) | "
+        << kMaxMixedFleets << " |\n"
         << "| YAML nesting | " << kMaxYamlDepth << " levels |\n";
     for (const InputKind& kind : InputKinds()) {
       out << "| size of a " << kind.what << " | "
@@ -31,12 +34,14 @@ void PrintLimits(std::ostream& out, bool markdown) {
   }
   out << "events one point may take: " << FormatYamlNumber(kMaxEventsPerPoint) << "\n"
       << "memory of the points running at once: 90% of MemAvailable in /proc/meminfo\n"
+      << "mixed fleets one `kvroute size --mixes` may simulate (its bound): " << kMaxMixedFleets
+      << "\n"
       << "YAML nesting: " << kMaxYamlDepth << " levels\n";
   for (const InputKind& kind : InputKinds()) {
     out << "size of a " << kind.what << ": " << FormatBytes(static_cast<double>(kind.max_bytes))
         << "\n";
   }
-  out << "--ignore-limits lifts the first two.\n";
+  out << "--ignore-limits lifts the first three.\n";
 }
 
 // The columns of the per-request CSV (analysis/request_csv.h).
