@@ -9,8 +9,11 @@
 // `prefix_cache: precise` from the engines' caches (LongestPrefixScorer), as
 // their KV events tell them (cluster.kv_events). The precise index knows each
 // block's tier: a block only host memory holds (cluster.kv_tiers) counts
-// `host_tier_weight`, llm-d's default weight of the "cpu" medium
-// (llm-d-kv-cache pkg/kvcache DefaultKVCacheBackendConfig: gpu 1.0, cpu 0.8).
+// `host_tier_weight`, llm-d's default weight of the "cpu" medium, and a block
+// only the local SSD below it holds `storage_tier_weight`, that of the
+// "storage" medium (vLLM's tiered offload to disk) (llm-d-kv-cache
+// pkg/kvcache/backend.go DefaultKVCacheBackendConfig: gpu 1.0, cpu 0.8,
+// storage 0.3).
 #include <algorithm>
 #include <vector>
 
@@ -34,6 +37,7 @@ class LlmdPolicy : public Policy {
         load_aware_weight_(params.Get("load_aware_weight")),
         load_aware_threshold_(params.Get("load_aware_threshold")),
         host_weight_(params.Get("host_tier_weight")),
+        storage_weight_(params.Get("storage_tier_weight")),
         precise_(params.Get("prefix_cache") == 1),
         index_(precise_ ? 0 : ctx.num_replicas,
                ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica : kLruCapacityPerServer,
@@ -63,11 +67,17 @@ class LlmdPolicy : public Policy {
       index_.WalkCounts(chain, view.now, matched_);
     }
     // The prefix run goes on through the blocks only host memory holds, each
-    // worth host_tier_weight (LongestPrefixScorer's tier-weighted sum).
+    // worth host_tier_weight, then those only the SSD holds, each worth
+    // storage_tier_weight (LongestPrefixScorer's tier-weighted sum).
     for (uint32_t e = 0; e < view.size(); ++e) {
       weighted_[e] = matched_[e];
       if (precise_ && view.cache != nullptr && eligible_[e] && matched_[e] < chain.size()) {
-        weighted_[e] += host_weight_ * view.cache->HostTierBlocks(e, chain, matched_[e]);
+        const uint32_t host = view.cache->HostTierBlocks(e, chain, matched_[e]);
+        weighted_[e] += host_weight_ * host;
+        if (matched_[e] + host < chain.size()) {
+          weighted_[e] +=
+              storage_weight_ * view.cache->StorageTierBlocks(e, chain, matched_[e] + host);
+        }
       }
     }
     uint32_t best = UINT32_MAX, ties = 0;
@@ -109,7 +119,7 @@ class LlmdPolicy : public Policy {
   static double Clamp(double x) { return std::clamp(x, 0.0, 1.0); }
 
   double prefix_weight_, queue_weight_, kv_weight_, load_aware_weight_, load_aware_threshold_;
-  double host_weight_;
+  double host_weight_, storage_weight_;
   bool precise_;
   RouterPrefixIndex index_;
   sim::RandomStream rng_;
@@ -139,6 +149,10 @@ PolicyInfo LlmdPolicyInfo() {
            {"host_tier_weight", 0.8,
             "precise: worth of a prompt block only host memory holds (cluster.kv_tiers), HBM's "
             "being 1 (llm-d's cpu medium weight)",
+            false, 0},
+           {"storage_tier_weight", 0.3,
+            "precise: worth of a prompt block only the local SSD holds (cluster.kv_tiers.ssd_gib) "
+            "(llm-d's storage medium weight)",
             false, 0}},
           [](const Params& params, const PolicyContext& ctx) {
             return std::make_unique<LlmdPolicy>(params, ctx);

@@ -42,6 +42,12 @@ class CacheOracle {
                                   uint32_t /*from*/) const {
     return 0;
   }
+  // The same for the local-SSD tier below host memory: blocks from `from`
+  // (past the HBM and host-memory run) it holds in a row. 0 without one.
+  virtual uint32_t StorageTierBlocks(uint32_t /*replica*/, std::span<const uint64_t> /*chain*/,
+                                     uint32_t /*from*/) const {
+    return 0;
+  }
 };
 
 // Read-only access to the requests queued on each replica, for policies that

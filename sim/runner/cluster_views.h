@@ -38,10 +38,11 @@ class ReplicaCacheOracle : public RangedCacheOracle {
   }
   uint32_t HostTierBlocks(uint32_t replica, std::span<const uint64_t> chain,
                           uint32_t from) const override {
-    const models::HostKvTier* tier = replicas_[replica]->host_tier();
-    return tier != nullptr
-               ? tier->Match(models::BlockChain(chain), from, static_cast<uint32_t>(chain.size()))
-               : 0;
+    return TierBlocks(replicas_[replica]->host_tier(), chain, from);
+  }
+  uint32_t StorageTierBlocks(uint32_t replica, std::span<const uint64_t> chain,
+                             uint32_t from) const override {
+    return TierBlocks(replicas_[replica]->ssd_tier(), chain, from);
   }
   // In lockstep (KvCache::MatchPrefixMany).
   void CachedPrefixBlocksOf(uint32_t offset, std::span<const uint64_t> chain,
@@ -54,6 +55,13 @@ class ReplicaCacheOracle : public RangedCacheOracle {
   }
 
  private:
+  static uint32_t TierBlocks(const models::HostKvTier* tier, std::span<const uint64_t> chain,
+                             uint32_t from) {
+    return tier != nullptr
+               ? tier->Match(models::BlockChain(chain), from, static_cast<uint32_t>(chain.size()))
+               : 0;
+  }
+
   const std::vector<std::unique_ptr<models::Replica>>& replicas_;
   mutable std::vector<const models::KvCache*> caches_;  // filled at the first use
   mutable std::vector<uint32_t> scratch_;
@@ -73,6 +81,10 @@ class DeploymentCacheOracle : public policies::CacheOracle {
   uint32_t HostTierBlocks(uint32_t replica, std::span<const uint64_t> chain,
                           uint32_t from) const override {
     return all_.HostTierBlocks(offset_ + replica, chain, from);
+  }
+  uint32_t StorageTierBlocks(uint32_t replica, std::span<const uint64_t> chain,
+                             uint32_t from) const override {
+    return all_.StorageTierBlocks(offset_ + replica, chain, from);
   }
 
  private:

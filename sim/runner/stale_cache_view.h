@@ -56,10 +56,14 @@ class StaleCacheView : public RangedCacheOracle {
   void DeliverUntil(Time now) const;
 
   uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override;
-  // The host tier's events are not modelled: it is read exactly.
+  // The host and SSD tiers' events are not modelled: they are read exactly.
   uint32_t HostTierBlocks(uint32_t replica, std::span<const uint64_t> chain,
                           uint32_t from) const override {
     return exact_.HostTierBlocks(replica, chain, from);
+  }
+  uint32_t StorageTierBlocks(uint32_t replica, std::span<const uint64_t> chain,
+                             uint32_t from) const override {
+    return exact_.StorageTierBlocks(replica, chain, from);
   }
   void CachedPrefixBlocksAll(std::span<const uint64_t> chain,
                              std::span<uint32_t> out) const override {
