@@ -80,14 +80,14 @@ bool ClusterSimulation::RouteDisaggregated(uint32_t slot, Time now) {
     }
     return false;
   };
-  Deployment& decode = deployments_[pd_->decode_deployment()];
+  Deployment& decode = deployments_[pd_->decode_pool()];
   if (!healthy(decode)) return false;
-  const uint32_t local = decode.policy->Route(r.request, View(now, pd_->decode_deployment()));
+  const uint32_t local = decode.policy->Route(r.request, View(now, pd_->decode_pool()));
   state.decode_replica = decode.offset + local;
   r.replica = state.decode_replica;
   r.route_reason = decode.policy->LastRoute().reason;  // the record's replica is the decode one
   r.route_score = decode.policy->LastRoute().score;
-  Deployment& prefill = deployments_[pd_->prefill_deployment()];
+  Deployment& prefill = deployments_[pd_->prefill_pool()];
   // The decider reads the decode replica's cache as the decode policy does.
   const uint32_t cached = decode.oracle->CachedPrefixBlocks(local, r.request.block_hashes);
   const bool split = pd_->Split(r.request, cached) && healthy(prefill);
@@ -95,7 +95,7 @@ bool ClusterSimulation::RouteDisaggregated(uint32_t slot, Time now) {
   state.split = split;
   if (split) {
     state.prefill_replica =
-        prefill.offset + prefill.policy->Route(r.request, View(now, pd_->prefill_deployment()));
+        prefill.offset + prefill.policy->Route(r.request, View(now, pd_->prefill_pool()));
     r.replica = state.prefill_replica;
     r.prefill_only = true;
   }

@@ -63,7 +63,7 @@ ClusterSimulation::ClusterSimulation(const Scenario& scenario, const PointSpec& 
   }
   if (scenario.disaggregation.enabled) {
     pd_ = std::make_unique<PdRouter>(scenario);
-    const Deployment& decode = deployments_[pd_->decode_deployment()];
+    const Deployment& decode = deployments_[pd_->decode_pool()];
     metrics_.BalanceOver(decode.offset, decode.size);
   }
   for (const DeploymentSpec& d : scenario.deployments) {

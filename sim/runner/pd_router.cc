@@ -5,17 +5,21 @@
 
 namespace kvroute::sim {
 
-// Pools of several deployments are refused with disaggregation, so the two
-// deployments are the two routing pools, in the same order.
+// The loader leaves two routing pools, one of each role; prefill_ and
+// decode_ are their indices among the pools (as the simulation's routing
+// domains are numbered).
 PdRouter::PdRouter(const Scenario& scenario)
     : spec_(scenario.disaggregation),
       block_size_(
           static_cast<uint32_t>(scenario.resolved_profile.ResolvedEngine().block_size_tokens)),
       latency_(FromSeconds(scenario.disaggregation.link_latency_us * 1e-6)) {
+  const std::vector<RoutingPool> pools = scenario.Pools();
+  for (uint32_t p = 0; p < pools.size(); ++p) {
+    const DeploymentRole role = scenario.deployments[pools[p].first].role;
+    if (role == DeploymentRole::kPrefill) prefill_ = p;
+    if (role == DeploymentRole::kDecode) decode_ = p;
+  }
   for (uint32_t d = 0; d < scenario.deployments.size(); ++d) {
-    const DeploymentRole role = scenario.deployments[d].role;
-    if (role == DeploymentRole::kPrefill) prefill_ = d;
-    if (role == DeploymentRole::kDecode) decode_ = d;
     const models::Profile& p = scenario.ProfileOf(d);
     for (uint32_t r = 0; r < scenario.deployments[d].replicas; ++r) {
       bytes_per_token_.push_back(p.KvBytesPerToken());

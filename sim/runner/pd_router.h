@@ -47,8 +47,10 @@ class PdRouter {
   // REQUIRES: scenario.disaggregation.enabled.
   explicit PdRouter(const Scenario& scenario);
 
-  uint32_t prefill_deployment() const { return prefill_; }
-  uint32_t decode_deployment() const { return decode_; }
+  // The prefill and the decode routing pool, as Scenario::Pools() numbers
+  // them: one or several deployments of that role each.
+  uint32_t prefill_pool() const { return prefill_; }
+  uint32_t decode_pool() const { return decode_; }
 
   // Whether `request`'s prompt goes to the prefill pool, given the blocks of
   // its prompt the chosen decode replica holds (as its policy sees them).
@@ -67,7 +69,7 @@ class PdRouter {
 
  private:
   const DisaggregationSpec& spec_;
-  uint32_t prefill_ = 0, decode_ = 0;  // deployment indices
+  uint32_t prefill_ = 0, decode_ = 0;  // routing pool indices
   uint32_t block_size_;
   std::vector<double> bytes_per_token_;  // per replica: the KV of one token, all GPUs
   std::vector<double> bytes_per_s_;      // per replica: its interfaces' bandwidth

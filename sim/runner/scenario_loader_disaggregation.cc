@@ -83,10 +83,12 @@ void ParseDisaggregation(YamlMap& cluster, Scenario* s) {
   spec.link_gb_per_s = m.Number("link_gb_per_s");
   spec.link_latency_us = m.Number("link_latency_us");
   m.Finish();
-  if (prefill != 1 || decode != 1 || s->deployments.size() != 2) {
+  // Two routing pools, one of each role (checked with the pools below): here,
+  // that every deployment has a role and both roles are there.
+  if (prefill == 0 || decode == 0 || prefill + decode != s->deployments.size()) {
     cluster.Fail("disaggregation",
-                 "a disaggregated cluster has two deployments, one with role: prefill and one "
-                 "with role: decode (found " +
+                 "a disaggregated cluster's deployments each have role: prefill or role: "
+                 "decode, and both roles are present (found " +
                      std::to_string(s->deployments.size()) + " deployments, " +
                      std::to_string(prefill) + " prefill, " + std::to_string(decode) + " decode)");
   }
@@ -118,12 +120,16 @@ void CheckPools(const YamlMap& cluster, const Scenario& s) {
                      "pool '" + pool.name +
                          "' is split: the deployments of a pool must be listed next to each other");
     }
-    if (pool.count == 1) continue;
-    if (s.disaggregation.enabled) {
-      cluster.FailAt(DeploymentNode(cluster, last, "pool"), DeploymentPath(cluster, last, "pool"),
-                     "a disaggregated cluster's two deployments are its pools; pools of several "
-                     "deployments are not modelled with cluster.disaggregation yet");
+    // Disaggregated, the prefill pool and the decode pool: several
+    // deployments (GPU kinds) may form either, all of its role.
+    for (uint32_t d = pool.first + 1; s.disaggregation.enabled && d <= last; ++d) {
+      if (s.deployments[d].role == s.deployments[pool.first].role) continue;
+      cluster.FailAt(DeploymentNode(cluster, d, "role"), DeploymentPath(cluster, d, "role"),
+                     "pool '" + pool.name +
+                         "' mixes roles: a pool is either the prefill pool or "
+                         "the decode pool");
     }
+    if (pool.count == 1) continue;
     // One policy routes the pool: at most one of its deployments names it.
     uint32_t named = UINT32_MAX;
     for (uint32_t d = pool.first; d <= last; ++d) {
@@ -135,6 +141,13 @@ void CheckPools(const YamlMap& cluster, const Scenario& s) {
       }
       named = d;
     }
+  }
+  if (s.disaggregation.enabled && pools.size() != 2) {
+    cluster.Fail("disaggregation",
+                 "a disaggregated cluster has two routing pools, the prefill pool and the decode "
+                 "pool (found " +
+                     std::to_string(pools.size()) +
+                     "): give the deployments of each role one `pool` name, listed together");
   }
 }
 

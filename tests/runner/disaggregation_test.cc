@@ -189,6 +189,52 @@ TEST_F(DisaggregationTest, OwnProfilesSizeAndPriceEachDeployment) {
   EXPECT_NE(FleetCostLine(s).find("decode 2 replicas"), std::string::npos) << FleetCostLine(s);
 }
 
+// A prefill pool of two GPU kinds (one routing pool of two deployments, one
+// policy): every prompt is prefilled by one of its two replicas, both take
+// work, and each request is counted once, at the decode replica.
+TEST_F(DisaggregationTest, APrefillPoolOfTwoKinds) {
+  std::string trace = "time_s,prompt_tokens,output_tokens,hash_ids\n";
+  for (int i = 0; i < 20; ++i) {
+    trace += std::to_string(1 + 0.5 * i) + ",1000,5," + Ids(1000 * (i + 1), 62) + "\n";
+  }
+  Write("many.csv", trace);
+  const Scenario s = LoadScenarioText(R"(name: pd_pool
+seed: 1
+duration_s: 20
+warmup_s: 0
+drain_s: 30
+cluster:
+  profile: h100-llama3.1-8b-bf16
+  deployments:
+    - {name: h100, role: prefill, replicas: 1, pool: prefill}
+    - {name: a100, role: prefill, replicas: 1, pool: prefill,
+       profile: {model: llama-3.1-8b, gpu: a100-sxm-80gb}}
+    - {name: decode, role: decode, replicas: 1}
+  disaggregation: {decider: always}
+workload:
+  trace: {file: many.csv, timing: native}
+policies: [round_robin]
+slo:
+  - {metric: ttft, percentile: 90, threshold_s: 1}
+)",
+                                      "pd_pool.yaml", {}, dir_.string());
+  ASSERT_EQ(s.Pools().size(), 2u);
+  Records log;
+  const analysis::PointResult r = Run(s, &log);
+  ASSERT_EQ(log.all.size(), 20u);
+  uint32_t on[2] = {0, 0};
+  for (const analysis::RequestRecord& rec : log.all) {
+    EXPECT_EQ(rec.outcome, analysis::RequestRecord::Outcome::kCompleted);
+    EXPECT_EQ(rec.replica, 2u);  // the decode replica
+    ASSERT_LT(rec.prefill_replica, 2u);
+    ++on[rec.prefill_replica];
+  }
+  EXPECT_EQ(on[0], 10u);  // round robin over the pool's two replicas
+  EXPECT_EQ(on[1], 10u);
+  EXPECT_EQ(r.replica_requests, (std::vector<uint64_t>{0, 0, 20}));
+  EXPECT_DOUBLE_EQ(Stat(r, "split_share"), 1);
+}
+
 TEST_F(DisaggregationTest, ThePrintedScenarioReadsBackTheSame) {
   for (const char* decider : {"{decider: threshold, threshold_tokens: 300}", "{}"}) {
     const Scenario s =
@@ -223,7 +269,16 @@ TEST_F(DisaggregationTest, BadKeysFailNamingFileLineAndKey) {
   EXPECT_NE(e.find("only the threshold decider"), std::string::npos) << e;
   e = Error(head + pd + "    - {name: e, role: decode, replicas: 1}\n  disaggregation: {}\n" +
             tail);
-  EXPECT_NE(e.find("found 3 deployments, 1 prefill, 2 decode"), std::string::npos) << e;
+  EXPECT_NE(e.find("two routing pools, the prefill pool and the decode pool (found 3)"),
+            std::string::npos)
+      << e;
+  e = Error(head + pd + "    - {name: s, replicas: 1}\n  disaggregation: {}\n" + tail);
+  EXPECT_NE(e.find("found 3 deployments, 1 prefill, 1 decode"), std::string::npos) << e;
+  e = Error(head + "    - {name: p, role: prefill, replicas: 1, pool: all}\n" +
+            "    - {name: d, role: decode, replicas: 1, pool: all}\n  disaggregation: {}\n" + tail);
+  EXPECT_NE(e.find("bad.yaml:6: key 'cluster.deployments[1].role': pool 'all' mixes roles"),
+            std::string::npos)
+      << e;
   e = Error(head + "    - {name: p, role: prefill, replicas: 1, weight: 2}\n" +
             "    - {name: d, role: decode, replicas: 1}\n  disaggregation: {}\n" + tail);
   EXPECT_NE(e.find("bad.yaml:5: key 'cluster.deployments[0].weight'"), std::string::npos) << e;
