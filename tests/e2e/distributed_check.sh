@@ -5,7 +5,8 @@
 #   1. one process, --jobs 2; then the command line stored in its file, run
 #      again by the shell (it must replay to the same file);
 #   2. with KVROUTE_CHECK_MPI=1 (needs an MPI build and mpirun): mpirun -np 2,
-#      one thread per rank; then mpirun -np 2 stopped by --stop-after part-way
+#      one thread per rank, whose ranks also write the same per-request records
+#      (--requests) as the one process did; then mpirun -np 2 stopped by --stop-after part-way
 #      (rank 0 fails while rank 1 is busy: every rank must stop), and the same
 #      sweep resumed with mpirun -np 3 and --resume;
 #   3. one process killed with SIGKILL part-way, then run again with --resume.
@@ -28,7 +29,8 @@ same() {
 }
 
 start=$(date +%s)
-"$kvroute" run "$@" --quiet --jobs 2 --out reference.h5 >reference.txt
+mkdir requests_one requests_mpi
+"$kvroute" run "$@" --quiet --jobs 2 --requests requests_one --out reference.h5 >reference.txt
 echo "one process, --jobs 2: $(($(date +%s) - start)) s; $(tail -1 reference.txt)" >&2
 
 stored=$("$python" -c 'import h5py, sys
@@ -48,9 +50,15 @@ if [ "${KVROUTE_CHECK_MPI:-0}" = 1 ]; then
   mpi=(mpirun --oversubscribe)
   if [ "$(id -u)" -eq 0 ]; then mpi+=(--allow-run-as-root); fi
   start=$(date +%s)
-  "${mpi[@]}" -np 2 "$kvroute" run "$@" --quiet --jobs 1 --out mpi.h5 </dev/null >mpi.txt
+  "${mpi[@]}" -np 2 "$kvroute" run "$@" --quiet --jobs 1 --requests requests_mpi --out mpi.h5 \
+    </dev/null >mpi.txt
   echo "mpirun -np 2: $(($(date +%s) - start)) s" >&2
   same mpi
+  if [ -z "$(ls requests_one)" ] || ! diff -r requests_one requests_mpi >/dev/null; then
+    echo "mpirun -np 2 --requests: the per-request records differ from one process's" >&2
+    exit 1
+  fi
+  echo "mpi: the same per-request records as one process ($(ls requests_mpi | wc -l) files)" >&2
 
   if "${mpi[@]}" -np 2 "$kvroute" run "$@" --quiet --jobs 1 --stop-after 3 --out mpi_resumed.h5 \
     </dev/null >/dev/null 2>mpi_stopped.err; then
