@@ -50,7 +50,8 @@ def characteristic_time(items, once_blocks_per_s, capacity_blocks):
 
 
 Replica = collections.namedtuple(
-    "Replica", "requests simulated predicted predicted_from_empty characteristic_s keys")
+    "Replica",
+    "requests simulated predicted predicted_from_empty characteristic_s keys revisit_gaps")
 
 
 def compare_replicas(rows, window, shared_tokens, block_tokens, capacity_blocks,
@@ -103,8 +104,23 @@ def compare_replicas(rows, window, shared_tokens, block_tokens, capacity_blocks,
                                  min(t, float(r["arrival_s"]))) for r in mine)
         out[replica] = Replica(requests=len(mine), simulated=cached / prompt,
                                predicted=hits / prompt, predicted_from_empty=from_empty / prompt,
-                               characteristic_s=t, keys=len(counts))
+                               characteristic_s=t, keys=len(counts),
+                               revisit_gaps=revisit_gaps(mine))
     return out
+
+
+def revisit_gaps(rows):
+    """Seconds between consecutive arrivals of the same key at one replica (the rows are one
+    replica's): how long a key's prefix must survive there to be reused (seed 003 §2.3's
+    revisit time, which grows with the destinations a key is spread over)."""
+    last = {}
+    gaps = []
+    for r in sorted(rows, key=lambda r: float(r["arrival_s"])):
+        key, at = int(r["key"]), float(r["arrival_s"])
+        if key in last:
+            gaps.append(at - last[key])
+        last[key] = at
+    return gaps
 
 
 def quantile(values, q):

@@ -70,8 +70,9 @@ def main():
           f"key's {facts['shared_tokens']}-token system prompt; measured arrivals "
           f"{facts['window'][0]:g}-{facts['window'][1]:g} s; {args.seeds} seeds.\n")
     print("| policy | QPS | replicas | simulated hit rate | model, steady state | median / p90 "
-          "abs. error | model from empty caches | median / p90 abs. error | model's T (median) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "abs. error | model from empty caches | median / p90 abs. error | model's T (median) | "
+          "revisit gap, median | revisits within T |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for policy in POLICIES:
         for load in facts["loads"]:
             mine = [v for p, q, _, _, v in cells if p == policy and q == load]
@@ -86,7 +87,11 @@ def main():
                 errors = [100 * abs(getattr(v, field) - v.simulated) for v in mine]
                 row += (f" {100 * model:.1f}% | {quantile(errors, 0.5):.1f} / "
                         f"{quantile(errors, 0.9):.1f} |")
-            print(row + f" {'∞' if t == float('inf') else f'{t:.0f} s'} |")
+            within = [g <= v.characteristic_s for v in mine for g in v.revisit_gaps]
+            gaps = [g for v in mine for g in v.revisit_gaps]
+            share = 100 * sum(within) / len(within) if within else float("nan")
+            print(row + f" {'∞' if t == float('inf') else f'{t:.0f} s'} | "
+                  f"{quantile(gaps, 0.5):.1f} s | {share:.0f}% |")
     print()
     for field, name in (("predicted", "steady state"), ("predicted_from_empty", "from empty")):
         errors = [100 * abs(getattr(v, field) - v.simulated) for *_, v in cells]

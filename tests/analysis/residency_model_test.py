@@ -7,7 +7,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "analysis"))
-from residency_model import characteristic_time, compare_replicas, quantile  # noqa: E402
+from residency_model import (characteristic_time, compare_replicas, quantile,  # noqa: E402
+                             revisit_gaps)
 
 
 class CharacteristicTimeTest(unittest.TestCase):
@@ -63,6 +64,18 @@ class CompareReplicasTest(unittest.TestCase):
         with_outputs = compare_replicas(rows, (0, 10), 160, 16, 30)[0]
         without = compare_replicas(rows, (0, 10), 160, 16, 30, cache_outputs=False)[0]
         self.assertLess(with_outputs.characteristic_s, without.characteristic_s)
+
+
+class RevisitGapsTest(unittest.TestCase):
+    def test_gaps_between_a_keys_consecutive_arrivals(self):
+        rows = [row(5, 1, 0), row(1, 1, 0), row(2, 2, 0), row(9.5, 2, 0), row(7, 1, 0)]
+        self.assertEqual(sorted(revisit_gaps(rows)), [2.0, 4.0, 7.5])
+
+    def test_the_comparison_keeps_each_replicas_gaps(self):
+        rows = [row(11, 7, 0), row(13, 7, 0), row(12, 7, 1), row(19, 7, 1)]
+        out = compare_replicas(rows, (10, 20), 160, 16, 100)
+        self.assertEqual(out[0].revisit_gaps, [2.0])
+        self.assertEqual(out[1].revisit_gaps, [7.0])
 
 
 class QuantileTest(unittest.TestCase):
