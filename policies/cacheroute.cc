@@ -109,12 +109,14 @@ class CacheRoutePolicy : public Policy {
             {"plan_cold_tail_rate", plan_.cold_tail_rate()},
             {"plan_rebuilds", static_cast<double>(rebuilds_)},
             {"plan_holds", static_cast<double>(holds_)},
-            {"plan_mean_churn", ticks_ > 0 ? churn_sum_ / static_cast<double>(ticks_) : 0}};
+            {"plan_mean_churn", ticks_ > 0 ? churn_sum_ / static_cast<double>(ticks_) : 0},
+            {"plan_mean_kb_change", ticks_ > 0 ? kb_change_sum_ / static_cast<double>(ticks_) : 0}};
   }
 
  private:
   void Install(RoutingPlan next) {
     churn_sum_ += PlanChurn(plan_, next);
+    kb_change_sum_ += KbChangeShare(plan_, next);
     plan_ = std::move(next);
     ++rebuilds_;
   }
@@ -132,8 +134,9 @@ class CacheRoutePolicy : public Policy {
   RoutingPlan plan_;
   uint64_t rebuilds_ = 1;  // plans installed, the first one included
   uint64_t ticks_ = 0;
-  uint64_t holds_ = 0;    // ticks that kept the old plan
-  double churn_sum_ = 0;  // over ticks; a held plan has none
+  uint64_t holds_ = 0;        // ticks that kept the old plan
+  double churn_sum_ = 0;      // over ticks; a held plan has none
+  double kb_change_sum_ = 0;  // likewise
 };
 
 }  // namespace

@@ -132,4 +132,16 @@ double PlanChurn(const RoutingPlan& before, const RoutingPlan& after) {
   return considered == 0 ? 0 : static_cast<double>(changed) / static_cast<double>(considered);
 }
 
+double KbChangeShare(const RoutingPlan& before, const RoutingPlan& after) {
+  const size_t keys = std::min(before.keys(), after.keys());
+  uint64_t both = 0, changed = 0;
+  for (uint32_t key = 0; key < keys; ++key) {
+    const size_t a = before.Members(key).size(), b = after.Members(key).size();
+    if (a == 0 || b == 0) continue;
+    ++both;
+    changed += a != b;
+  }
+  return both == 0 ? 0 : static_cast<double>(changed) / static_cast<double>(both);
+}
+
 }  // namespace kvroute::policies

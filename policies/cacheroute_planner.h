@@ -67,6 +67,12 @@ RoutingPlan BuildPlan(std::span<const double> key_rates, const PlannerConfig& co
 // The share of keys admitted in either plan whose destination set differs.
 double PlanChurn(const RoutingPlan& before, const RoutingPlan& after);
 
+// The share of keys admitted in both plans whose k_b (number of
+// destinations) differs: seed 003 §5.4's "keys whose k_b changes" under rate
+// drift (1.1% published), apart from the keys that enter or leave the
+// admitted set. 0 when no key is admitted in both.
+double KbChangeShare(const RoutingPlan& before, const RoutingPlan& after);
+
 }  // namespace kvroute::policies
 
 #endif  // KVROUTE_POLICIES_CACHEROUTE_PLANNER_H_

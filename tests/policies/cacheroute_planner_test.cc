@@ -111,6 +111,21 @@ TEST(CacheRoutePlannerTest, ChurnCountsKeysWhoseDestinationsChanged) {
   EXPECT_DOUBLE_EQ(PlanChurn(before, after), 0.5);
 }
 
+// k_b = ceil(rate / q_cap): with q_cap 2, rates 5, 4, 3, 1 give k_b 3, 2, 2,
+// 1; after the drift 5, 2, 3, 0 they are 3, 1, 2 and key 3 leaves the plan.
+// Of the three keys admitted in both, one (key 1) changed k_b.
+TEST(CacheRoutePlannerTest, KbChangeCountsKeysAdmittedInBothWhoseReplicationChanged) {
+  PlannerConfig config{.destinations = 4, .q_cap = 2, .slots_per_destination = 10};
+  RoutingPlan before = BuildPlan(std::vector<double>{5, 4, 3, 1}, config);
+  RoutingPlan after = BuildPlan(std::vector<double>{5, 2, 3, 0}, config);
+  ASSERT_EQ(before.Members(1).size(), 2u);
+  ASSERT_EQ(after.Members(1).size(), 1u);
+  ASSERT_FALSE(after.Admitted(3));
+  EXPECT_DOUBLE_EQ(KbChangeShare(before, before), 0);
+  EXPECT_DOUBLE_EQ(KbChangeShare(before, after), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(KbChangeShare(RoutingPlan(), after), 0);
+}
+
 // LPT (Graham 1969) with k_b = 1 and no cold tail is within 4/3 - 1/(3m) of
 // the optimal makespan; the optimum by brute force over m^n assignments.
 TEST(CacheRoutePlannerTest, LptWithinGrahamBoundOfOptimum) {
