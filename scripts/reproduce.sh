@@ -162,8 +162,10 @@ done
 # at R = 30) and leave R = 8 with one or two loads below its knee, so each R has the
 # grid scaled with R and widened upwards, and its reference load is 120 x R / 30.
 # q_cap and W are per-destination quantities (one destination alone), unchanged.
+# R = 8's capacities are near 55 QPS, where 2 QPS is 3.6%: it bisects to 1 QPS.
 run cluster_r8 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 8}]' \
-  --set 'sweep.qps=[8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 120]' --set sweep.reference_qps=32
+  --set 'sweep.qps=[8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 120]' --set sweep.reference_qps=32 \
+  --set sweep.precision_qps=1
 run cluster_r60 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 60}]' \
   --set 'sweep.qps=[60, 120, 180, 240, 360, 480, 600, 720, 840, 960, 1080]' --set sweep.reference_qps=240
 point_json canary_lambda10 scenarios/paper/canary.yaml --policy sglang_cache_aware --qps 60
