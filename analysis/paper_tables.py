@@ -10,35 +10,14 @@ and a verdict per published ratio (analysis/paper_stats.py states the rules).
 
     analysis/paper_tables.py RESULTS_DIR > tables.md
 """
-import json
 import os
 import re
 import sys
 
+from paper_claims import claims, seed_stats, value_claims
 from paper_results import fmt, load, table
-from paper_stats import Stats, published_text, verdict
-
-def claims(rows, header="claim (capacity ratio)"):
-    """A verdict table: rows of (claim, ratio Stats, published ratio low[, high])."""
-    out = []
-    for claim, stats, *published in rows:
-        out.append([claim, published_text(*published), stats.text(2, "×"),
-                    f"**{verdict(stats, *published)}**"])
-    return table([header, "paper", "kvroute: mean [95% CI] over seeds", "verdict"], out)
-
-
-def value_claims(rows):
-    """A verdict table on published values that are not ratios (a share, a cost in points):
-    rows of (claim, Stats over seeds, published value, unit); "no effect" is 0."""
-    out = [[claim, f"{published:g}{unit}", stats.text(1, unit),
-            f"**{verdict(stats, published, null=0)}**"] for claim, stats, published, unit in rows]
-    return table(["claim", "paper", "kvroute: mean [95% CI] over seeds", "verdict"], out)
-
-
-def seed_stats(values, scale=1.0):
-    """Stats over the seeds of a {seed: value} dict."""
-    return Stats([scale * v for _, v in sorted(values.items())])
-
+from paper_stats import Stats, verdict
+from paper_tables_deployment import burstiness, canary, cluster_size
 
 def workload_header(d, name):
     """The generated workload as `kvroute workload-stats` printed it (NAME.workload.txt, at the
@@ -198,27 +177,6 @@ def regimes(d):
                 rows))
 
 
-def burstiness(d):
-    rows = []
-    paper = {("flagship_synthetic", "cacheroute"): "176–180", ("flagship_synthetic", "flat_lb"): "42",
-             ("bursty_gamma", "cacheroute"): "160", ("bursty_gamma", "flat_lb"): "30",
-             ("bursty_bootstrap", "cacheroute"): "~180 (93% hit)",
-             ("bursty_bootstrap", "flat_lb"): "<30"}
-    labels = {"flagship_synthetic": "Poisson (flagship, synthetic lengths)", "bursty_gamma": "gamma CV 1.9",
-              "bursty_bootstrap": "moving-block bootstrap"}
-    if not (load(d, "bursty_gamma") or load(d, "bursty_bootstrap")):
-        return ""
-    for name in ("flagship_synthetic", "bursty_gamma", "bursty_bootstrap"):
-        run = load(d, name)
-        if not run:
-            continue
-        for p in ("flat_lb", "cacheroute"):
-            rows.append([labels[name], p, run.hit(p, run.reference_qps()), run.cap(p, 3.5),
-                         paper[(name, p)]])
-    return "### Burstiness (§5.6)\n\n" + table(["arrivals", "policy", "hit @ref", "cap @3.5 s",
-                                                  "paper"], rows)
-
-
 DRIFT_INTERVAL_S = 60  # drift.yaml: workload.drift.interval_s, the replanning interval
 
 
@@ -309,63 +267,15 @@ def qcap(d):
                    "admitted keys"], rows))
 
 
-def cluster_size(d):
-    paper = {"8": "nothing passes", "30": "4.44× (70% vs 14% hit)", "60": "no advantage"}
-    rows = []
-    for r, name in (("8", "cluster_r8"), ("30", "regime_win"), ("60", "cluster_r60")):
-        run = load(d, name)
-        if not run:
-            continue
-        q = run.reference_qps()
-        rows.append([r, run.hit("flat_lb", q), run.hit("cacheroute", q), run.cap("flat_lb", 3.5),
-                     run.cap("cacheroute", 3.5), run.ratio("cacheroute", "flat_lb", 3.5).text(2, "×"), paper[r]])
-    published = {"cluster_r8": None, "regime_win": 4.44, "cluster_r60": 1.0}
-    verdicts = claims([(f"R = {r}: CacheRoute / Flat-LB", run.ratio("cacheroute", "flat_lb", 3.5),
-                        published[name])
-                       for r, name in (("30", "regime_win"), ("60", "cluster_r60"))
-                       for run in [load(d, name)] if run])
-    return "### Cluster size (appendix Table 14), same load grid\n\n" + verdicts + "\n" + table(
-        ["R", "Flat-LB hit", "CacheRoute hit", "Flat-LB cap", "CacheRoute cap", "ratio", "paper"], rows)
-
-
-def canary(d):
-    out = "### Canary shifting (seed 000): deployment B's share over time\n\n"
-    series = {}
-    for lam in ("10", "0"):
-        path = os.path.join(d, f"canary_lambda{lam}.json")
-        if not os.path.exists(path):
-            return ""
-        with open(path) as f:
-            series[lam] = [s for s in json.load(f)["deployment_series"]
-                           if s["deployment_name"] == "B"]
-
-    def pct(v):
-        return "—" if v is None else f"{100 * v:.2f}%"
-
-    def cold(s):  # of prompts A holds entirely and B not at all, B's share (the seed's case)
-        return pct(s["cold_hit_elsewhere_taken"] / s["cold_hit_elsewhere"]) \
-            if s["cold_hit_elsewhere"] else "—"
-
-    rows = []
-    for a, b in zip(series["10"], series["0"]):
-        rows.append([f"{a['start_s']:g}", pct(a["share"]), cold(a), pct(a["token_hit_rate"]),
-                     pct(b["share"]), pct(b["token_hit_rate"])])
-    return out + ("Seed 000: with λ_h = 10 a prompt only A holds goes to B with probability "
-                  "9/(2^10+9) = 0.87% until B holds it too; B's overall share rises towards 90% as "
-                  "it warms. With λ_h = 0 the split is 1:9 at once and B recomputes.\n\n") + table(
-        ["bucket start (s)", "B share (λ=10)", "B share of prompts only A holds (λ=10)",
-         "B hit (λ=10)", "B share (λ=0)", "B hit (λ=0)"], rows)
-
-
 # Each section with the runs whose workloads its header states.
 SECTIONS = [
     (flagship, ["flagship"]), (flagship_synthetic, ["flagship_synthetic"]), (short_outputs, ["flagship_short_outputs"]),
     (second_workload, ["second_k128", "second_k256"]), (ablation, ["ablation"]),
     (regimes, ["regime_win"] + [f"regime_share{a}_sigma{b}" for a in SHARES for b in SIGMAS]),
-    (burstiness, ["bursty_gamma", "bursty_bootstrap"]), (drift, ["drift"]),
+    (burstiness, ["bursty_poisson", "bursty_gamma", "bursty_bootstrap"]), (drift, ["drift"]),
     (precision, ["precision_k128", "precision_k256"]),
     (qcap, ["qcap_head00", "qcap_head05", "qcap_head15", "qcap_head25", "qcap_head45"]),
-    (cluster_size, ["cluster_r8", "cluster_r60"]), (canary, []),
+    (cluster_size, ["cluster_r8", "cluster_r60"]), (canary, ["canary_lambda10"]),
 ]
 
 
