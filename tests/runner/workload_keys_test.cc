@@ -13,7 +13,6 @@
 namespace kvroute::sim {
 namespace {
 
-
 const char kHead[] = R"(name: keys
 seed: 1
 duration_s: 30
