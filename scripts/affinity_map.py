@@ -25,7 +25,7 @@ OUTPUT_MEDIANS = [50, 200, 800]  # tokens; the win workload's own is 200
 TAIL_SIGMAS = [0.4, 0.8, 1.6]    # lognormal sigma of a prompt's own tokens (median 128); own 0.8
 PUBLISHED = 4.19                 # CacheRoute / Flat-LB at 3.5 s, the paper's flagship
 SLO_S = 3.5
-GRID = "[30, 60, 90, 120, 150, 180, 210, 240, 300, 360, 450, 600]"
+GRID = "[30, 60, 90, 120, 150, 180, 210, 240, 300, 360, 450, 600, 800, 1000, 1300]"
 
 
 def cell_overrides(output, sigma, seeds):

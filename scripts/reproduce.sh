@@ -163,6 +163,13 @@ done
 # grid scaled with R and widened upwards, and its reference load is 120 x R / 30.
 # q_cap and W are per-destination quantities (one destination alone), unchanged.
 # R = 8's capacities are near 55 QPS, where 2 QPS is 3.6%: it bisects to 1 QPS.
+# A W (warm-slot) sweep at the no-head workload's calibrated q_cap, where the
+# calibration rule gives W = 0 and so admits no key (§8).
+wsweep="flat_lb"
+for w in 0 2 4 8 16 32 64; do
+  wsweep+=", {name: cacheroute, label: W$w, q_cap: 17.75, slots_per_replica: $w, interval_s: 3600}"
+done
+run qcap_wsweep scenarios/paper/qcap.yaml --set seeds=3 --set "policies=[$wsweep]"
 run cluster_r8 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 8}]' \
   --set 'sweep.qps=[8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 120]' --set sweep.reference_qps=32 \
   --set sweep.precision_qps=1
