@@ -186,6 +186,14 @@ if wanted residency; then
     >"$out/residency.md"; } 2>&1)
   printf '%-18s wall %7.1f s\n' residency "$wall" | tee -a "$out/timings.txt" >&2
 fi
+# Where cache affinity pays: CacheRoute against Flat-LB and CHWBL over output
+# length x prompt tail (scripts/affinity_map.py; nine workloads, each calibrated).
+if wanted affinity_map; then
+  TIMEFORMAT='%R'
+  wall=$({ time "$python" scripts/affinity_map.py "$kvroute" --out "$out/affinity_map" \
+    >"$out/affinity_map.md"; } 2>&1)
+  printf '%-18s wall %7.1f s\n' affinity_map "$wall" | tee -a "$out/timings.txt" >&2
+fi
 # Seed 000: the instance-level selection sweep and latency during a canary.
 run instance_selection scenarios/instance_selection.yaml
 if wanted canary_latency; then
