@@ -80,6 +80,22 @@ point_json() {
   printf '%-18s wall %7.1f s\n' "$name" "$wall" | tee -a "$out/timings.txt" >&2
 }
 
+# run_script NAME SCRIPT: an experiment script of its own (scripts/*.py), its
+# records in OUT/NAME/ and its tables in OUT/NAME.md, timed.
+run_script() {
+  local name=$1 script=$2
+  wanted "$name" || return 0
+  local TIMEFORMAT='%R' wall
+  wall=$({ time "$python" "$script" "$kvroute" --out "$out/$name" >"$out/$name.md"; } 2>&1)
+  printf '%-18s wall %7.1f s\n' "$name" "$wall" | tee -a "$out/timings.txt" >&2
+}
+
+# calibrated SCENARIO [kvroute calibrate arguments...]: CacheRoute's policy
+# entry (q_cap and W) as `kvroute calibrate` measures them for that workload.
+calibrated() {
+  "$kvroute" calibrate "$@" | sed -n 's/^as a policy entry: {\(.*\)}$/\1/p'
+}
+
 total_start=$(date +%s)
 run flagship scenarios/paper/flagship.yaml
 run flagship_synthetic scenarios/paper/flagship_synthetic.yaml
@@ -87,8 +103,7 @@ run flagship_synthetic scenarios/paper/flagship_synthetic.yaml
 # dominates; q_cap and W recalibrated by `kvroute calibrate` for it.
 short=(--set 'workload.output_tokens={kind: lognormal, median: 48, sigma: 0.5, min: 1, max: 2000}')
 if wanted flagship_short_outputs; then
-  entry=$("$kvroute" calibrate scenarios/paper/flagship_synthetic.yaml --slo 1 "${short[@]}" |
-    sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+  entry=$(calibrated scenarios/paper/flagship_synthetic.yaml --slo 1 "${short[@]}")
   run flagship_short_outputs scenarios/paper/flagship_synthetic.yaml "${short[@]}" \
     --set "policies=[flat_lb, sticky, chwbl, {$entry, interval_s: 3600}]" \
     --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
@@ -97,8 +112,7 @@ run second_k128 scenarios/paper/second_workload.yaml
 # K256 is another workload (twice the active keys): q_cap and W recalibrated for it.
 if wanted second_k256; then
   k256=(--set workload.active_keys=256)
-  entry=$("$kvroute" calibrate scenarios/paper/second_workload.yaml "${k256[@]}" |
-    sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+  entry=$(calibrated scenarios/paper/second_workload.yaml "${k256[@]}")
   run second_k256 scenarios/paper/second_workload.yaml "${k256[@]}" \
     --set "policies=[flat_lb, chwbl, dualmap, {$entry, interval_s: 3600}]"
 fi
@@ -113,8 +127,7 @@ for share in 0.25 0.5 0.75 0.9; do
     cell=(--set "workload.prompt.no_prefix_share=$share"
       --set "workload.rate_skew={kind: lognormal, sigma: $sigma}")
     wanted "regime_share${share}_sigma$sigma" || continue
-    entry=$("$kvroute" calibrate scenarios/paper/regime_mixed.yaml "${cell[@]}" |
-      sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+    entry=$(calibrated scenarios/paper/regime_mixed.yaml "${cell[@]}")
     run "regime_share${share}_sigma$sigma" scenarios/paper/regime_mixed.yaml "${cell[@]}" \
       --set "policies=[flat_lb, {$entry, interval_s: 3600}]"
   done
@@ -136,8 +149,7 @@ run precision_k128 scenarios/paper/precision_fp16.yaml
 # K256 is another workload: q_cap and W recalibrated for it, as for second_k256.
 if wanted precision_k256; then
   k256=(--set workload.active_keys=256)
-  entry=$("$kvroute" calibrate scenarios/paper/precision_fp16.yaml "${k256[@]}" |
-    sed -n 's/^as a policy entry: {\(.*\)}$/\1/p')
+  entry=$(calibrated scenarios/paper/precision_fp16.yaml "${k256[@]}")
   run precision_k256 scenarios/paper/precision_fp16.yaml "${k256[@]}" \
     --set "policies=[flat_lb, sticky, {$entry, interval_s: 3600}]"
 fi
@@ -180,28 +192,13 @@ point_json canary_lambda0 scenarios/paper/canary.yaml --policy sglang_cache_awar
   --set cluster.lambda_h=0
 # §5.5: a single-characteristic-time model of each replica's cache against the
 # simulated hit rates (scripts/residency_table.py; its own table).
-if wanted residency; then
-  TIMEFORMAT='%R'
-  wall=$({ time "$python" scripts/residency_table.py "$kvroute" --out "$out/residency" \
-    >"$out/residency.md"; } 2>&1)
-  printf '%-18s wall %7.1f s\n' residency "$wall" | tee -a "$out/timings.txt" >&2
-fi
+run_script residency scripts/residency_table.py
 # Where cache affinity pays: CacheRoute against Flat-LB and CHWBL over output
 # length x prompt tail (scripts/affinity_map.py; nine workloads, each calibrated).
-if wanted affinity_map; then
-  TIMEFORMAT='%R'
-  wall=$({ time "$python" scripts/affinity_map.py "$kvroute" --out "$out/affinity_map" \
-    >"$out/affinity_map.md"; } 2>&1)
-  printf '%-18s wall %7.1f s\n' affinity_map "$wall" | tee -a "$out/timings.txt" >&2
-fi
+run_script affinity_map scripts/affinity_map.py
 # Seed 000: the instance-level selection sweep and latency during a canary.
 run instance_selection scenarios/instance_selection.yaml
-if wanted canary_latency; then
-  TIMEFORMAT='%R'
-  wall=$({ time "$python" scripts/canary_latency.py "$kvroute" --out "$out/canary_latency" \
-    >"$out/canary_latency.md"; } 2>&1)
-  printf '%-18s wall %7.1f s\n' canary_latency "$wall" | tee -a "$out/timings.txt" >&2
-fi
+run_script canary_latency scripts/canary_latency.py
 echo "all experiments: $(($(date +%s) - total_start)) s on $jobs cores" | tee -a "$out/timings.txt" >&2
 
 "$python" analysis/paper_tables.py "$out" >"$out/tables.md"
