@@ -8,7 +8,6 @@ docs/REPRODUCING.md). Prints Markdown.
 
     scripts/affinity_map.py [path/to/kvroute] [--out DIR] [--seeds N] [--reuse]
 """
-import argparse
 import math
 import pathlib
 import re
@@ -17,6 +16,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
+from experiment_args import experiment_args  # noqa: E402
 from paper_results import Run  # noqa: E402
 from paper_stats import paired_ratio  # noqa: E402
 
@@ -57,15 +57,7 @@ def run_cell(binary, out, output, sigma, seeds, reuse):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("binary", nargs="?", default=str(ROOT / "build/release/kvroute"))
-    parser.add_argument("--out", default="/tmp/kvroute-affinity-map")
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--reuse", action="store_true",
-                        help="read the results already in --out instead of running them")
-    args = parser.parse_args()
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    args, out = experiment_args(__doc__, "/tmp/kvroute-affinity-map", seeds=3)
     cells = {(o, s): run_cell(args.binary, out, o, s, args.seeds, args.reuse)
              for o in OUTPUT_MEDIANS for s in TAIL_SIGMAS}
     reference = cells[(200, 0.8)][0].reference_qps()

@@ -7,7 +7,6 @@ p99 TTFT of the minute after the shift (mean [95% CI]).
 
     scripts/canary_latency.py [path/to/kvroute] [--out DIR] [--seeds N] [--reuse]
 """
-import argparse
 import collections
 import csv
 import math
@@ -17,6 +16,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
+from experiment_args import experiment_args  # noqa: E402
 from paper_stats import Stats  # noqa: E402
 from residency_model import quantile  # noqa: E402
 
@@ -78,15 +78,7 @@ def buckets_table(rows_by_lambda):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("binary", nargs="?", default=str(ROOT / "build/release/kvroute"))
-    parser.add_argument("--out", default="/tmp/kvroute-canary-latency")
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--reuse", action="store_true",
-                        help="read the records already in --out instead of running them")
-    args = parser.parse_args()
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    args, out = experiment_args(__doc__, "/tmp/kvroute-canary-latency", seeds=5)
     first_seed = 901  # the scenario's seed; paired seeds follow it
     records = {(lam, s): run(args.binary, out, lam, first_seed + s, args.reuse)
                for lam in LAMBDAS for s in range(args.seeds)}

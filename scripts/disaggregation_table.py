@@ -6,13 +6,13 @@ split's capacity over the aggregated fleet's, paired by seed.
 
     scripts/disaggregation_table.py [path/to/kvroute] [--out DIR] [--reuse]
 """
-import argparse
 import pathlib
 import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
+from experiment_args import experiment_args  # noqa: E402
 from paper_results import Run  # noqa: E402
 from paper_stats import paired_ratio  # noqa: E402
 
@@ -34,14 +34,7 @@ def label(prefill):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("binary", nargs="?", default=str(ROOT / "build/release/kvroute"))
-    parser.add_argument("--out", default="/tmp/kvroute-disaggregation", help="results files go here")
-    parser.add_argument("--reuse", action="store_true",
-                        help="read the results files already in --out instead of running them")
-    args = parser.parse_args()
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    args, out = experiment_args(__doc__, "/tmp/kvroute-disaggregation")
     runs = {}
     for prefill in [None] + SPLITS:
         path = out / f"{'aggregated' if prefill is None else f'prefill_{prefill}'}.h5"

@@ -6,7 +6,6 @@ of its cache fed the same replica's key rates (analysis/residency_model.py). Pri
 
     scripts/residency_table.py [path/to/kvroute] [--out DIR] [--seeds N] [--reuse]
 """
-import argparse
 import csv
 import pathlib
 import re
@@ -15,6 +14,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
+from experiment_args import experiment_args  # noqa: E402
 from residency_model import compare_replicas, quantile  # noqa: E402
 
 SCENARIO = ROOT / "scenarios/paper/flagship.yaml"
@@ -42,15 +42,7 @@ def load_grid(resolved):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("binary", nargs="?", default=str(ROOT / "build/release/kvroute"))
-    parser.add_argument("--out", default="/tmp/kvroute-residency", help="request records go here")
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--reuse", action="store_true",
-                        help="read the records already in --out instead of running them")
-    args = parser.parse_args()
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    args, out = experiment_args(__doc__, "/tmp/kvroute-residency", seeds=3)
     facts = scenario_facts(args.binary)
     cells = []  # (policy, load, seed, replica, Replica)
     for policy in POLICIES:

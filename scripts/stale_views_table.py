@@ -6,7 +6,6 @@ how often the routers' view of the caches was wrong).
 
     scripts/stale_views_table.py [path/to/kvroute] [--out DIR]
 """
-import argparse
 import pathlib
 import subprocess
 import sys
@@ -15,6 +14,9 @@ import h5py
 import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "analysis"))
+from experiment_args import experiment_args  # noqa: E402
+
 SCENARIO = ROOT / "scenarios/stale_kv_events.yaml"
 # (delay_s, loss): the delay sweep, then one lossy case.
 CASES = [("0", "0"), ("0.01", "0"), ("0.1", "0"), ("1", "0"), ("10", "0"), ("0.1", "0.2")]
@@ -46,14 +48,7 @@ def rows(path):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("binary", nargs="?", default=str(ROOT / "build/release/kvroute"))
-    parser.add_argument("--out", default="/tmp/kvroute-stale-views", help="results files go here")
-    parser.add_argument("--reuse", action="store_true",
-                        help="read the results files already in --out instead of running them")
-    args = parser.parse_args()
-    out = pathlib.Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    args, out = experiment_args(__doc__, "/tmp/kvroute-stale-views")
     print("| delay_s | loss | policy | capacity, QPS | hit rate | p99 TTFT | view over"
           " | view under | mean error, blocks |")
     print("|---|---|---|---|---|---|---|---|---|")
