@@ -14,17 +14,32 @@ uint32_t Autoscaler::Clamp(double replicas) const {
                                           static_cast<double>(max_replicas_)));
 }
 
-uint32_t Autoscaler::Decide(double now_s, uint32_t requested, double signal) {
-  // replica_calculator.go: within the tolerance nothing changes; a signal
-  // that cannot be read (no serving replica, no first token in the window)
-  // changes nothing either.
-  uint32_t desired = requested;
-  if (std::isfinite(signal)) {
-    const double ratio = signal / spec_.target;
-    if (std::abs(ratio - 1) > spec_.tolerance) {
-      desired = Clamp(std::ceil(ratio * requested));
-    }
+uint32_t Autoscaler::Desired(uint32_t requested, uint32_t ready, double signal) const {
+  // replica_calculator.go: a signal that cannot be read (no ready replica, no
+  // first token in the window) changes nothing, nor does one within the
+  // tolerance.
+  if (!std::isfinite(signal) || ready == 0) return requested;
+  const double ratio = signal / spec_.target;
+  if (std::abs(ratio - 1) <= spec_.tolerance) return requested;
+  const double scaled = ratio * ready;
+  // GetExternalMetricReplicas (the TTFT quantile is one deployment-wide
+  // value): ceil(ratio x ready pods), whatever is still starting.
+  if (spec_.signal == AutoscaleSpec::Signal::kTtft) return Clamp(std::ceil(scaled));
+  // calcPlainMetricReplicas (a per-pod average): pods not ready, here those
+  // still provisioning or failed, are left out of the average; on a scale-up
+  // they are counted as reading 0 (rebalanceIgnored), so the ratio over all
+  // requested replicas is ratio x ready / requested; if that no longer calls
+  // for a scale-up, nothing changes. On a scale-down they are left out.
+  const uint32_t not_ready = requested > ready ? requested - ready : 0;
+  if (not_ready > 0 && ratio > 1) {
+    const double rebalanced = scaled / requested;
+    if (rebalanced <= 1 + spec_.tolerance) return requested;
   }
+  return Clamp(std::ceil(scaled));
+}
+
+uint32_t Autoscaler::Decide(double now_s, uint32_t requested, uint32_t ready, double signal) {
+  const uint32_t desired = Desired(requested, ready, signal);
   const uint32_t next = Clamp(RateLimited(now_s, requested, Stabilized(now_s, requested, desired)));
   // horizontal.go, storeScaleEvent: the change made now counts against the
   // rate policies of the periods that contain it.

@@ -1,9 +1,13 @@
 // How many replicas a deployment's autoscaler asks for (issue 15), decided as
 // Kubernetes' Horizontal Pod Autoscaler decides (kubernetes/kubernetes
 // @85643c0f):
-// - desired = ceil(requested x signal / target), unchanged while
+// - desired = ceil(ready x signal / target), unchanged while
 //   |signal / target - 1| <= tolerance (pkg/controller/podautoscaler/
-//   replica_calculator.go, GetMetricReplicas / calcPlainMetricReplicas);
+//   replica_calculator.go, calcPlainMetricReplicas for the per-replica
+//   signals, GetExternalMetricReplicas for the TTFT quantile), where ready
+//   counts the replicas serving; a per-replica signal's scale-up that the
+//   replicas still provisioning (read as 0) would already cover changes
+//   nothing;
 // - stabilisation (horizontal.go, stabilizeRecommendationWithBehaviors): every
 //   decision's recommendation is kept; the count goes up only to the least
 //   recommendation of the last scale_up_stabilization_s, and down only to the
@@ -41,9 +45,14 @@ class Autoscaler {
   uint32_t initial() const { return spec_.initial_replicas; }
 
   // The replicas to ask for at `now_s`, when `requested` are asked for now
-  // (serving and provisioning) and the signal, averaged over the serving
-  // replicas, is `signal`. Decisions come in increasing time.
-  uint32_t Decide(double now_s, uint32_t requested, double signal);
+  // (serving, provisioning and failed), `ready` of them serve and the
+  // signal, averaged over those (or deployment-wide for the TTFT), is
+  // `signal`. Decisions come in increasing time.
+  uint32_t Decide(double now_s, uint32_t requested, uint32_t ready, double signal);
+  // The same when every replica asked for serves.
+  uint32_t Decide(double now_s, uint32_t requested, double signal) {
+    return Decide(now_s, requested, requested, signal);
+  }
 
   // With signal `schedule`: the count the schedule asks for at `now_s`.
   uint32_t Scheduled(double now_s) const;
@@ -58,6 +67,8 @@ class Autoscaler {
     int32_t change;  // > 0 added, < 0 removed
   };
   uint32_t Clamp(double replicas) const;
+  // HPA's recommendation before stabilisation and rate limits.
+  uint32_t Desired(uint32_t requested, uint32_t ready, double signal) const;
   uint32_t Stabilized(double now_s, uint32_t requested, uint32_t desired);
   uint32_t RateLimited(double now_s, uint32_t requested, uint32_t stabilized);
   // The most (`up`) or fewest replicas the rate policies allow now.

@@ -136,10 +136,16 @@ double FleetScaler::Signal(Scaled& s, Time now) {
   return serving > 0 ? sum / serving : std::nan("");
 }
 
+uint32_t FleetScaler::Ready(const Scaled& s) const {
+  uint32_t ready = 0;
+  for (uint32_t r = s.offset; r < s.offset + s.size; ++r) ready += loads_[r].healthy ? 1 : 0;
+  return ready;
+}
+
 void FleetScaler::OnTick(uint32_t deployment, Time now, EventQueue& events) {
   Scaled& s = *Of(deployment);
   const uint32_t requested = Count(s, State::kServing) + Count(s, State::kProvisioning);
-  Apply(s, s.autoscaler.Decide(ToSeconds(now), requested, Signal(s, now)), now, events);
+  Apply(s, s.autoscaler.Decide(ToSeconds(now), requested, Ready(s), Signal(s, now)), now, events);
   const Time next = now + FromSeconds(scenario_.deployments[deployment].autoscale->interval_s);
   if (next < end_of_arrivals_) events.Push(next, EventKind::kAutoscaleTick, deployment);
 }

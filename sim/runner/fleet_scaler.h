@@ -83,6 +83,8 @@ class FleetScaler {
   uint32_t Count(const Scaled& s, State state) const;
   void Log(const Scaled& s, Time now);
   double Signal(Scaled& s, Time now);
+  // The replicas taking requests (HPA's ready pods).
+  uint32_t Ready(const Scaled& s) const;
   // The spec's quantile of the TTFTs in the last window_s, seconds; NaN if none.
   double TtftQuantile(Scaled& s, Time now);
 

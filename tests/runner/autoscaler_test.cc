@@ -55,6 +55,34 @@ TEST(AutoscalerTest, NoServingReplicaChangesNothing) {
   EXPECT_EQ(scaler.Decide(15, 3, std::nan("")), 3u);
 }
 
+// replica_calculator.go, calcPlainMetricReplicas: replicas still starting are
+// left out of the average and read as 0 on a scale-up, so the recommendation
+// is ceil(ready x signal / target), not ceil(requested x ...), and a scale-up
+// they already cover changes nothing.
+TEST(AutoscalerTest, ReplicasStillStartingDoNotMultiplyTheSignal) {
+  Autoscaler scaler(Hpa(2), 100);
+  EXPECT_EQ(scaler.Decide(15, 8, 2, 8.0), 8u);    // ceil(2 x 4) = 8, not ceil(8 x 4) = 32
+  EXPECT_EQ(scaler.Decide(30, 8, 2, 10.0), 10u);  // ceil(2 x 5)
+  EXPECT_EQ(scaler.Decide(45, 10, 4, 4.4), 10u);  // over all 10: 4 x 2.2 / 10 = 0.88, covered
+  EXPECT_EQ(scaler.Decide(60, 10, 4, 6.0), 12u);  // 4 x 3 / 10 = 1.2: ceil(4 x 3)
+}
+
+TEST(AutoscalerTest, AScaleDownLeavesReplicasStillStartingOut) {
+  Autoscaler scaler(Hpa(2), 100);
+  EXPECT_EQ(scaler.Decide(15, 8, 4, 1.0), 2u);  // ceil(4 x 0.5)
+}
+
+// GetExternalMetricReplicas: the TTFT quantile is one value for the
+// deployment, scaled by the ready replicas without rebalancing.
+TEST(AutoscalerTest, TheTtftSignalScalesTheReadyReplicas) {
+  AutoscaleSpec a = Hpa(1.0);
+  a.signal = AutoscaleSpec::Signal::kTtft;
+  Autoscaler scaler(a, 100);
+  EXPECT_EQ(scaler.Decide(15, 6, 3, 2.5), 8u);  // ceil(3 x 2.5)
+  EXPECT_EQ(scaler.Decide(30, 8, 3, 2.0), 6u);  // ceil(3 x 2): below the 8 asked for
+  EXPECT_EQ(scaler.Decide(45, 6, 0, 9.0), 6u);  // no ready replica: no change
+}
+
 // HPA's scale-down stabilisation: the count comes down only to the most
 // recommendation of the last 300 s.
 TEST(AutoscalerTest, ScaleDownWaitsForTheStabilisationWindow) {
