@@ -252,48 +252,6 @@ SizingReport SizeFleet(const std::vector<Scenario>& candidates, const SizingOpti
   return report;
 }
 
-std::vector<BudgetLoad> LoadWithinBudget(const std::vector<Scenario>& candidates,
-                                         double usd_per_hour, const SizingOptions& options,
-                                         double precision_qps) {
-  std::vector<BudgetLoad> rows;
-  for (size_t k = 0; k < candidates.size(); ++k) {
-    const Scenario& c = candidates[k];
-    BudgetLoad row;
-    row.candidate = k;
-    // A hair of slack so that a budget of exactly n replicas buys n.
-    const double affordable =
-        std::floor(usd_per_hour / ScenarioFleetCost(c, 1).UsdPerHour() + 1e-9);
-    row.replicas = static_cast<uint32_t>(std::min(affordable, 100'000.0));
-    if (row.replicas > 0) {
-      const auto [lo_it, hi_it] = std::minmax_element(c.qps.begin(), c.qps.end());
-      SizingOptions at = options;
-      auto meets = [&](double qps) {
-        at.qps = qps;
-        row.evaluations.push_back(
-            EvaluateFleet(candidates, OneKind(candidates.size(), k, row.replicas), at));
-        return row.evaluations.back().met;
-      };
-      double lo = *lo_it, hi = *hi_it;
-      if (meets(hi)) {
-        row.meets_qps = hi;  // right-censored: at least the highest load
-      } else if (!meets(lo)) {
-        row.below_grid = true;
-        row.misses_qps = lo;
-      } else {
-        // Invariant: lo meets, hi misses (load monotone, as SLO capacity assumes).
-        while (hi - lo > precision_qps) {
-          const double mid = (lo + hi) / 2;
-          (meets(mid) ? lo : hi) = mid;
-        }
-        row.meets_qps = lo;
-        row.misses_qps = hi;
-      }
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
 const FleetEvaluation* FindEvaluation(const SizingReport& report, const analysis::Fleet& fleet) {
   for (const FleetEvaluation& e : report.evaluations) {
     if (e.fleet == fleet) return &e;

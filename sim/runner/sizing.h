@@ -121,8 +121,9 @@ std::vector<analysis::Fleet> Neighbours(const analysis::Fleet& fleet, bool more,
 // bisected between the lowest and the highest load of the scenario's sweep
 // until the bracket is at most `precision_qps` wide.
 struct BudgetLoad {
-  size_t candidate = 0;
-  uint32_t replicas = 0;    // 0: the budget buys none
+  size_t candidate = 0;     // of a single kind
+  analysis::Fleet fleet;    // the replicas of each candidate; empty when none
+  uint32_t replicas = 0;    // in all; 0: the budget buys none
   double meets_qps = 0;     // the highest load found to meet the SLOs
   double misses_qps = 0;    // the lowest load found to miss them; 0: none tried does
   bool below_grid = false;  // even the sweep's lowest load misses
@@ -131,6 +132,28 @@ struct BudgetLoad {
 std::vector<BudgetLoad> LoadWithinBudget(const std::vector<Scenario>& candidates,
                                          double usd_per_hour, const SizingOptions& options,
                                          double precision_qps);
+
+// The fleets of two or more kinds that `usd_per_hour` buys and that no
+// replica of any kind can be added to within it (nor beyond max_replicas of a
+// kind): the only mixes a load-monotone policy needs to try. In the order of
+// the counts, the first kind's slowest.
+std::vector<analysis::Fleet> MaximalMixes(const std::vector<double>& usd_per_replica,
+                                          double usd_per_hour, uint32_t max_replicas);
+
+// --budget with --mixes: the mix the budget buys that sustains the most load,
+// if it beats every single kind (`singles`, from LoadWithinBudget). Each
+// maximal mix is simulated first just above the best load found so far (by
+// the precision); only one that meets there is bisected, and becomes the
+// best. Throws std::runtime_error for more than kMaxMixedFleets maximal mixes
+// unless ignore_limits.
+struct BudgetMix {
+  BudgetLoad best;  // best.fleet empty: no mix beats the best single kind
+  uint64_t maximal_mixes = 0;
+  std::vector<FleetEvaluation> evaluations;  // every mix and load simulated, in order
+};
+BudgetMix MixWithinBudget(const std::vector<Scenario>& candidates, double usd_per_hour,
+                          const SizingOptions& options, double precision_qps,
+                          const std::vector<BudgetLoad>& singles);
 
 // The scenario with `replicas` replicas in its one deployment.
 Scenario WithReplicas(const Scenario& s, uint32_t replicas);

@@ -142,11 +142,6 @@ int Size(const po::variables_map& vm, const CommandIo& io) {
         "budget sustains)");
   }
   const bool mixes = vm["mixes"].as<bool>();
-  if (mixes && Given(vm, "budget")) {
-    throw UsageError(
-        "--mixes with --budget: the load a budget sustains is searched per profile alone; "
-        "drop --mixes, or give --qps to find the cheapest mix for a load");
-  }
   std::vector<std::string> price_sources;
   const std::vector<Scenario> candidates = LoadCandidates(vm, &price_sources);
   if (mixes && candidates.size() < 2) {
@@ -180,8 +175,10 @@ int Size(const po::variables_map& vm, const CommandIo& io) {
       CheckScenarioWork(WithReplicas(c, std::max(1u, replicas)), vm,
                         std::min<unsigned>(options.jobs, c.seeds), highest);
     }
-    PrintBudgetReport(candidates, options, budget, precision,
-                      LoadWithinBudget(candidates, budget, options, precision), io.out);
+    const std::vector<BudgetLoad> rows = LoadWithinBudget(candidates, budget, options, precision);
+    BudgetMix mix;
+    if (mixes) mix = MixWithinBudget(candidates, budget, options, precision, rows);
+    PrintBudgetReport(candidates, options, budget, precision, rows, mixes ? &mix : nullptr, io.out);
     return 0;
   }
   options.qps = vm["qps"].as<double>();

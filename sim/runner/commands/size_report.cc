@@ -185,10 +185,38 @@ void PrintSizingReport(const std::vector<Scenario>& candidates,
   out << "\n";
 }
 
+// --budget --mixes: the best mix, or why there is none.
+void PrintBudgetMix(const std::vector<Scenario>& candidates, double precision, const BudgetMix& mix,
+                    std::ostream& out) {
+  out << "mixes in one routing pool: " << mix.maximal_mixes
+      << " that no replica can be added to within the budget\n";
+  if (mix.best.fleet.empty()) {
+    out << "no mix sustains more than the best profile alone (by " << precision
+        << " QPS or more)\n";
+    return;
+  }
+  std::vector<analysis::FleetKind> kinds;
+  double usd = 0;
+  uint64_t gpus = 0;
+  for (size_t k = 0; k < candidates.size(); ++k) {
+    const analysis::FleetCost cost = ScenarioFleetCost(candidates[k], mix.best.fleet[k]);
+    kinds.push_back({candidates[k].resolved_profile.name, 0, 0});
+    usd += cost.UsdPerHour();
+    gpus += cost.Gpus();
+  }
+  const BudgetLoad& b = mix.best;
+  out << "best mix: " << FleetName(kinds, b.fleet) << " = " << gpus << " GPUs, $" << Fixed(usd, 2)
+      << "/hour, sustains "
+      << (b.misses_qps == 0
+              ? ">= " + Fixed(b.meets_qps, 1)
+              : Fixed(b.meets_qps, 1) + " QPS (misses at " + Fixed(b.misses_qps, 1) + ")")
+      << "\n";
+}
+
 // --budget: per candidate, the replicas the budget buys and the load they sustain.
 void PrintBudgetReport(const std::vector<Scenario>& candidates, const SizingOptions& options,
                        double budget, double precision, const std::vector<BudgetLoad>& rows,
-                       std::ostream& out) {
+                       const BudgetMix* mix, std::ostream& out) {
   const Scenario& s = candidates[0];
   out << "the load $" << budget << "/hour sustains with '" << s.name << "', policy "
       << s.policies[options.policy_index].label << ", " << s.seeds
@@ -223,6 +251,10 @@ void PrintBudgetReport(const std::vector<Scenario>& candidates, const SizingOpti
          load, per_token});
   }
   PrintTable(out, false, table);
+  if (mix != nullptr) {
+    simulated += mix->evaluations.size();
+    PrintBudgetMix(candidates, precision, *mix, out);
+  }
   out << simulated << " loads simulated x " << s.seeds << " seeds\n";
 }
 

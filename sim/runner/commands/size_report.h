@@ -24,9 +24,10 @@ void PrintSizingReport(const std::vector<Scenario>& candidates,
                        const std::vector<std::string>& price_sources, const SizingOptions& options,
                        const SizingReport& report, std::ostream& out);
 
+// `mix`, with --mixes: the best mix the budget buys (MixWithinBudget).
 void PrintBudgetReport(const std::vector<Scenario>& candidates, const SizingOptions& options,
                        double budget, double precision, const std::vector<BudgetLoad>& rows,
-                       std::ostream& out);
+                       const BudgetMix* mix, std::ostream& out);
 
 }  // namespace kvroute::sim
 
