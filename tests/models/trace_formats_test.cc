@@ -138,52 +138,39 @@ TEST(TraceFormatsTest, MooncakeDelayedTurnsSitAfterTheirPreviousTurn) {
     }
     return std::string("(no error)");
   };
+  // Turns after a first timed one of session "s": (file, later lines, closed loop, error).
   const std::string first =
-      R"({"timestamp": 0, "input_length": 6, "output_length": 1, "hash_ids": [], "session_id": "s"})"
-      "\n";
-  EXPECT_NE(
-      Error(
-          "open.jsonl",
-          first +
-              R"({"session_id": "s", "delay": 5, "input_length": 6, "output_length": 1, "hash_ids": []})",
-          false)
-          .find("open.jsonl:2: field 'delay': a turn sent after its previous turn's response "
-                "has no time of its own: only closed-loop replay (workload.trace.pacing: "
-                "closed_loop) can send it"),
-      std::string::npos);
-  EXPECT_NE(
-      Error(
-          "both.jsonl",
-          R"({"timestamp": 0, "delay": 5, "input_length": 6, "output_length": 1, "hash_ids": [], "session_id": "s"})")
-          .find("both.jsonl:1: field 'delay': given with a timestamp"),
-      std::string::npos);
-  EXPECT_NE(Error("nosession.jsonl",
-                  first + R"({"delay": 5, "input_length": 6, "output_length": 1, "hash_ids": []})")
-                .find("nosession.jsonl:2: field 'delay': needs a session_id"),
-            std::string::npos);
-  EXPECT_NE(
-      Error(
-          "firstturn.jsonl",
-          first +
-              R"({"session_id": "t", "delay": 5, "input_length": 6, "output_length": 1, "hash_ids": []})")
-          .find("firstturn.jsonl:2: field 'delay': the session's first turn"),
-      std::string::npos);
-  EXPECT_NE(
-      Error(
-          "negative.jsonl",
-          first +
-              R"({"session_id": "s", "delay": -1, "input_length": 6, "output_length": 1, "hash_ids": []})")
-          .find("negative.jsonl:2: field 'delay': must be non-negative"),
-      std::string::npos);
-  // A timed turn may not come before its session's delayed turn.
-  EXPECT_NE(
-      Error(
-          "order.jsonl",
-          first +
-              R"({"session_id": "s", "delay": 50, "input_length": 6, "output_length": 1, "hash_ids": []}
-{"session_id": "s", "timestamp": 20, "input_length": 6, "output_length": 1, "hash_ids": []})")
-          .find("order.jsonl:3: field 'timestamp': earlier than its session's previous turn"),
-      std::string::npos);
+      R"({"timestamp": 0, "input_length": 6, "output_length": 1, "hash_ids": [], "session_id": "s"})";
+  const std::string rest = R"("input_length": 6, "output_length": 1, "hash_ids": []})";
+  struct Case {
+    const char* file;
+    std::string lines;
+    bool closed_loop;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"open.jsonl", first + "\n" + R"({"session_id": "s", "delay": 5, )" + rest, false,
+       "open.jsonl:2: field 'delay': a turn sent after its previous turn's response has no "
+       "time of its own: only closed-loop replay (workload.trace.pacing: closed_loop) can send "
+       "it"},
+      {"both.jsonl", R"({"timestamp": 0, "delay": 5, "session_id": "s", )" + rest, true,
+       "both.jsonl:1: field 'delay': given with a timestamp"},
+      {"nosession.jsonl", first + "\n" + R"({"delay": 5, )" + rest, true,
+       "nosession.jsonl:2: field 'delay': needs a session_id"},
+      {"firstturn.jsonl", first + "\n" + R"({"session_id": "t", "delay": 5, )" + rest, true,
+       "firstturn.jsonl:2: field 'delay': the session's first turn"},
+      {"negative.jsonl", first + "\n" + R"({"session_id": "s", "delay": -1, )" + rest, true,
+       "negative.jsonl:2: field 'delay': must be non-negative"},
+      // A timed turn may not come before its session's delayed turn.
+      {"order.jsonl",
+       first + "\n" + R"({"session_id": "s", "delay": 50, )" + rest + "\n" +
+           R"({"session_id": "s", "timestamp": 20, )" + rest,
+       true, "order.jsonl:3: field 'timestamp': earlier than its session's previous turn"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = Error(c.file, c.lines, c.closed_loop);
+    EXPECT_NE(error.find(c.error), std::string::npos) << c.file << ": " << error;
+  }
 }
 
 TEST(TraceFormatsTest, KvrouteCsvNamesSessionsTenantsAndBlocks) {
