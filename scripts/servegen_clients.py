@@ -75,10 +75,11 @@ def main():
     except ValueError as error:
         sys.exit(f"servegen_clients.py: {error}")
     source = args.source or args.directory
-    comment = (f"ServeGen per-client windows from {source} (Apache-2.0): [{args.start_s}, {end_s}) s,"
-               f" top {len(picked)} clients by requests ({share:.1%} of all), hottest first;"
-               f" cut by scripts/servegen_clients.py --start-s {args.start_s} --hours {args.hours:g}"
-               f" --top {args.top} --digits {args.digits}")
+    comment = (f"ServeGen per-client windows from {source} (Apache-2.0):"
+               f" [{args.start_s}, {end_s}) s, top {len(picked)} clients by requests"
+               f" ({share:.1%} of all), hottest first; cut by scripts/servegen_clients.py"
+               f" --start-s {args.start_s} --hours {args.hours:g} --top {args.top}"
+               f" --digits {args.digits}")
     write(args.out, picked, comment, args.digits)
     print(f"{args.out}: {len(picked)} clients, {share:.1%} of the span's requests")
 
