@@ -44,7 +44,8 @@ WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed
       session_rate_(SessionRate(config, qps)),
       lead_in_s_(LongestSession(config.sessions)),
       end_(end),
-      shares_(KeyShares(config.keys, config.rates)),
+      shares_(config.clients.enabled() ? std::vector<double>{1.0}
+                                       : KeyShares(config.keys, config.rates)),
       key_table_(shares_),
       document_table_(DocumentWeights(config.rag)),
       arrivals_(config.arrivals, sim::RandomStream(seed, "workload.arrivals")),
@@ -55,13 +56,33 @@ WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed
       rag_rng_(seed, "workload.rag"),
       no_prefix_rng_(seed, "workload.no_prefix"),
       hasher_(static_cast<uint32_t>(config.block_size_tokens)) {
+  if (config_.clients.enabled()) {
+    // Session starts at the clients' request rates over the mean turns.
+    clients_ = std::make_unique<ClientsProcess>(config_.clients, config_.rates, seed, qps,
+                                                sim::ToSeconds(end), SessionRate(config, 1.0),
+                                                -lead_in_s_);
+    shares_ = clients_->KeyShares();
+  }
   if (config_.drift.sigma > 0) {
     for (double s : shares_) log_weights_.push_back(s > 0 ? std::log(s) : -INFINITY);
   }
   AdvanceFresh();
 }
 
+std::vector<double> WorkloadGenerator::tenant_shares() const {
+  if (!clients_) return TenantShares(shares_, config_.tenants);
+  std::vector<double> shares(shares_.size() / config_.clients.keys_per_client, 0.0);
+  for (uint32_t k = 0; k < shares_.size(); ++k) shares[clients_->TenantOf(k)] += shares_[k];
+  return shares;
+}
+
 void WorkloadGenerator::AdvanceFresh() {
+  if (clients_) {
+    double t = 0;
+    fresh_arrival_ = clients_->Next(&t, &fresh_key_) ? sim::FromSeconds(t) : sim::kNever;
+    if (fresh_arrival_ >= end_) fresh_arrival_ = sim::kNever;
+    return;
+  }
   unit_time_ += arrivals_.NextGap();
   // The lead-in runs at the load of the schedule's first step.
   double c = unit_time_ / session_rate_ - lead_in_s_;
@@ -115,6 +136,10 @@ uint32_t WorkloadGenerator::DrawKey(sim::Time arrival) {
 }
 
 void WorkloadGenerator::KeyLoadAt(sim::Time t, std::vector<double>* out) const {
+  if (clients_) {
+    clients_->KeyLoadAt(sim::ToSeconds(t), out);
+    return;
+  }
   if (config_.drift.sigma > 0) {
     if (t < true_rates_at_) {  // asked about an earlier time: walk again from the start
       true_log_weights_.clear();
@@ -147,7 +172,7 @@ void WorkloadGenerator::StartSession(sim::Time arrival) {
   }
   Session& s = sessions_[slot];
   s.id = next_session_++;
-  s.key = DrawKey(arrival);
+  s.key = clients_ ? fresh_key_ : DrawKey(arrival);
   s.turn = 0;
   s.history.clear();
   bool private_prompt =
@@ -213,7 +238,7 @@ void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
     out->id = next_id_++;
     out->arrival = arrival;
     out->key = s.key;
-    out->tenant = TenantOfKey(s.key, config_.tenants);
+    out->tenant = clients_ ? clients_->TenantOf(s.key) : TenantOfKey(s.key, config_.tenants);
     out->session = s.id;
     out->prompt_tokens = TotalTokens(s.history);
     out->output_tokens = s.output_tokens[t];

@@ -5,10 +5,11 @@
 //
 // The request sequence depends only on (config, seed). Session starts arrive
 // at the unit-rate process's times scaled by 1/rate and warped by the load
-// schedule; everything a session contains (key, documents, turns, lengths,
-// think times) is drawn when it starts, in start order, from its own streams.
-// Later turns are open-loop: turn t+1 arrives think time after turn t arrives,
-// whatever the simulated cluster did with turn t.
+// schedule, or at the clients' own times (workload.clients, client_arrivals.h);
+// everything a session contains (key, documents, turns, lengths, think times)
+// is drawn when it starts, in start order, from its own streams. Later turns
+// are open-loop: turn t+1 arrives think time after turn t arrives, whatever
+// the simulated cluster did with turn t.
 //
 // Multi-turn sessions start in steady state: sessions also start during a
 // lead-in before time 0 as long as the longest session (the most turns times
@@ -19,12 +20,14 @@
 #define KVROUTE_MODELS_WORKLOAD_H_
 
 #include <cstdint>
+#include <memory>
 #include <queue>
 #include <string>
 #include <vector>
 
 #include "models/alias_table.h"
 #include "models/arrival_process.h"
+#include "models/client_arrivals.h"
 #include "models/inference_perf_length.h"
 #include "models/key_rates.h"
 #include "models/length_distribution.h"
@@ -141,6 +144,9 @@ struct WorkloadConfig {
   ClosedLoopConfig closed_loop;      // replaces the arrival times when set
   std::vector<LoadStage> stages;     // replace the sweep's constant load when set
   double stage_gap_s = 2;            // after a stage has drained (inference-perf: about 2 s)
+  // Per-client arrivals (client_arrivals.h): replace the keys, tenants, whales
+  // and arrival process above when set; rates spreads a client over its keys.
+  ClientsConfig clients;
   int block_size_tokens = 16;
 };
 
@@ -168,9 +174,7 @@ class WorkloadGenerator : public RequestSource {
     if (sessions_.empty()) return {};
     return std::span(sessions_[emitted_slot_].history).first(emitted_segments_);
   }
-  std::vector<double> tenant_shares() const override {
-    return TenantShares(shares_, config_.tenants);
-  }
+  std::vector<double> tenant_shares() const override;
 
  private:
   struct Session {
@@ -214,6 +218,8 @@ class WorkloadGenerator : public RequestSource {
   mutable sim::Time true_rates_at_ = 0;
   AliasTable document_table_;
   ArrivalProcess arrivals_;
+  std::unique_ptr<ClientsProcess> clients_;  // when config.clients is set
+  uint32_t fresh_key_ = 0;                   // the clients' key for fresh_arrival_
   LoadSchedule schedule_;
   sim::RandomStream key_rng_, length_rng_, session_rng_, rag_rng_, no_prefix_rng_;
   double unit_time_ = 0;

@@ -13,8 +13,8 @@
 namespace kvroute::sim {
 namespace {
 
-constexpr std::array kKinds{kScenarioInput, kProfileInput, kTraceInput,  kGapsInput,
-                            kRatesInput,    kPlanInput,    kResultsInput};
+constexpr std::array kKinds{kScenarioInput, kProfileInput, kTraceInput, kGapsInput,
+                            kRatesInput,    kClientsInput, kPlanInput,  kResultsInput};
 
 std::string NotRegular(const std::string& path, const InputKind& kind, mode_t mode) {
   const char* type = S_ISDIR(mode)    ? "a directory"

@@ -29,6 +29,7 @@ inline constexpr InputKind kProfileInput{"profile file", uint64_t{1} << 20};
 inline constexpr InputKind kTraceInput{"trace file", uint64_t{8} << 30};
 inline constexpr InputKind kGapsInput{"gaps file", uint64_t{1} << 30};
 inline constexpr InputKind kRatesInput{"rates file", uint64_t{1} << 30};
+inline constexpr InputKind kClientsInput{"clients file", uint64_t{1} << 30};
 inline constexpr InputKind kPlanInput{"plan file", uint64_t{1} << 30};
 inline constexpr InputKind kResultsInput{"results file", uint64_t{1} << 40};
 

@@ -21,6 +21,10 @@ ArrivalDriver::ArrivalDriver(const models::WorkloadConfig& config, uint64_t seed
   if ((closed || config.sessions.closed_loop || trace_sessions) && !config.stages.empty()) {
     throw std::invalid_argument("closed-loop clients and load stages cannot be combined");
   }
+  if (config.clients.enabled() && !config.stages.empty()) {
+    throw std::invalid_argument(
+        "workload.clients sets the load over time itself: it cannot be combined with load stages");
+  }
   if (trace_sessions) {
     mode_ = Mode::kSessions;
     auto replay = models::MakeTraceReplay(config, qps, end);

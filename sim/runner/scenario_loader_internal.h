@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/slo.h"
+#include "models/client_arrivals.h"
 #include "models/engine.h"
 #include "models/length_distribution.h"
 #include "models/trace_reader.h"
@@ -61,6 +62,11 @@ void ParseSweep(YamlMap& top, Scenario* s, double native_qps);
 void ParseSlos(YamlMap& top, Scenario* s);
 void ParseFailures(YamlMap& top, Scenario* s);
 
+// workload.clients (scenario_loader_clients.cc), REQUIRES: present; fails on
+// the workload keys the clients replace.
+void ParseClients(YamlMap& workload, const LoadContext& ctx, double duration_s,
+                  models::WorkloadConfig* c);
+
 // workload.shared_prefix (scenario_loader_shared_prefix.cc).
 void ParseSharedPrefix(YamlMap& w, const LoadContext& ctx, models::WorkloadConfig* c);
 
@@ -80,6 +86,7 @@ const ChoiceTable<DeploymentRole>& DeploymentRoles();
 const ChoiceTable<DisaggregationSpec::Decider>& DisaggregationDeciders();
 const ChoiceTable<models::KeyRateConfig::Kind>& RateSkewKinds();
 const ChoiceTable<models::ArrivalConfig::Kind>& ArrivalKinds();
+const ChoiceTable<models::ClientsConfig::Aggregate>& ClientAggregates();
 const ChoiceTable<models::LengthDistribution::Kind>& LengthKinds();
 const ChoiceTable<bool>& SessionPacings();  // false: open loop
 const ChoiceTable<models::TraceConfig::Timing>& TraceTimings();
@@ -113,6 +120,7 @@ const YamlKeyTable& AgentKeys();
 const YamlKeyTable& ArrivalKeys();
 const YamlKeyTable& LoadStepKeys();
 const YamlKeyTable& DriftKeys();
+const YamlKeyTable& ClientsKeys();
 const YamlKeyTable& TraceKeys();
 const YamlKeyTable& SharedPrefixKeys();
 const YamlKeyTable& InferencePerfDistributionKeys();

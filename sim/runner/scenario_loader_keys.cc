@@ -9,15 +9,37 @@ namespace {
 
 std::vector<const YamlKeyTable*> AllTables() {
   using namespace scenario;
-  return {
-      &TopLevelKeys(),  &ClusterKeys(),     &DeploymentKeys(),    &WeightStepKeys(),
-      &AutoscaleKeys(), &ReplicaStepKeys(), &ScalingPolicyKeys(), &EngineKeys(),
-      &CostModelKeys(), &KvEventsKeys(),    &KvTierKeys(),        &DisaggregationKeys(),
-      &WorkloadKeys(),  &RateSkewKeys(),    &PromptKeys(),        &RagKeys(),
-      &SessionKeys(),   &AgentKeys(),       &ArrivalKeys(),       &LoadStepKeys(),
-      &DriftKeys(),     &TraceKeys(),       &SharedPrefixKeys(),  &InferencePerfDistributionKeys(),
-      &LengthKeys(),    &PolicyEntryKeys(), &SweepKeys(),         &SloKeys(),
-      &FailureKeys(),   &FailureEventKeys()};
+  return {&TopLevelKeys(),
+          &ClusterKeys(),
+          &DeploymentKeys(),
+          &WeightStepKeys(),
+          &AutoscaleKeys(),
+          &ReplicaStepKeys(),
+          &ScalingPolicyKeys(),
+          &EngineKeys(),
+          &CostModelKeys(),
+          &KvEventsKeys(),
+          &KvTierKeys(),
+          &DisaggregationKeys(),
+          &WorkloadKeys(),
+          &RateSkewKeys(),
+          &PromptKeys(),
+          &RagKeys(),
+          &SessionKeys(),
+          &AgentKeys(),
+          &ArrivalKeys(),
+          &LoadStepKeys(),
+          &DriftKeys(),
+          &ClientsKeys(),
+          &TraceKeys(),
+          &SharedPrefixKeys(),
+          &InferencePerfDistributionKeys(),
+          &LengthKeys(),
+          &PolicyEntryKeys(),
+          &SweepKeys(),
+          &SloKeys(),
+          &FailureKeys(),
+          &FailureEventKeys()};
 }
 
 std::string Meaning(const YamlKey& key) {

@@ -176,6 +176,9 @@ const YamlKeyTable& WorkloadKeys() {
        NestedKey("load_schedule", YamlType::kList, "constant",
                  "list of {until_s, factor}: the load is factor x QPS until until_s"),
        NestedKey("drift", YamlType::kMap, "none", "random walk of the keys' log-rates"),
+       NestedKey("clients", YamlType::kMap, "none",
+                 "per-client arrivals from a clients file (ServeGen) instead of keys, tenants, "
+                 "whales, arrivals, load_schedule and drift"),
        NestedKey("trace", YamlType::kMap, "none",
                  "replay a trace instead; no other workload key may be given"),
        NestedKey("shared_prefix", YamlType::kMap, "none",
@@ -292,11 +295,16 @@ double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s) {
     }
     return 0;
   }
-  c.keys = static_cast<uint32_t>(w.Integer("keys"));
+  const bool clients = w.Take("clients").IsDefined();
+  if (clients) ParseClients(w, ctx, s->duration_s, &c);
+  if (!clients) c.keys = static_cast<uint32_t>(w.Integer("keys"));
   c.tenants = static_cast<uint32_t>(w.Integer("tenants"));
   ParseRateSkew(w, &c);
   c.rates.active_keys = static_cast<uint32_t>(w.Integer("active_keys"));
-  if (c.rates.active_keys > c.keys) w.Fail("active_keys", "must be <= keys");
+  const uint32_t spread_keys = clients ? c.clients.keys_per_client : c.keys;
+  if (c.rates.active_keys > spread_keys) {
+    w.Fail("active_keys", clients ? "must be <= clients.keys_per_client" : "must be <= keys");
+  }
   ParseWhales(w, &c);
   ParsePrompt(w, ctx, &c);
   if (YAML::Node n = w.Take("output_tokens"); n.IsDefined()) {
@@ -317,6 +325,11 @@ double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s) {
     }
     c.sessions.closed_loop = true;
   }
+  if (clients && c.sessions.closed_loop) {
+    w.Fail("sessions",
+           "per-client arrivals are open loop: workload.clients cannot be combined "
+           "with closed-loop sessions (pacing: closed_loop)");
+  }
   if (c.closed_loop.enabled || c.sessions.closed_loop) {
     // The responses set the pace: a load schedule or drift in the workload's
     // own clock would not follow simulated time.
@@ -331,7 +344,7 @@ double ParseWorkload(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   }
   w.Finish();
   try {
-    models::KeyShares(c.keys, c.rates);  // an unreachable Gini fails here, with its place
+    models::KeyShares(spread_keys, c.rates);  // an unreachable Gini fails here, with its place
   } catch (const std::invalid_argument& e) {
     w.Fail("rate_skew", e.what());
   }

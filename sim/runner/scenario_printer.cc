@@ -166,8 +166,17 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
     w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
     return w;
   }
-  w["keys"] = Num(c.keys);
-  w["tenants"] = Num(c.tenants);
+  if (c.clients.enabled()) {
+    YAML::Node clients;
+    clients["file"] = c.clients.file;
+    clients["start_s"] = Num(c.clients.start_s);
+    clients["aggregate"] = scenario::ClientAggregates().NameOf(c.clients.aggregate);
+    clients["keys_per_client"] = Num(c.clients.keys_per_client);
+    w["clients"] = Flow(clients);
+  } else {
+    w["keys"] = Num(c.keys);
+    w["tenants"] = Num(c.tenants);
+  }
   w["rate_skew"] = RateSkew(c.rates);
   w["active_keys"] = Num(c.rates.active_keys);
   if (!c.rates.whales.empty()) {
@@ -202,6 +211,7 @@ YAML::Node Workload(const models::WorkloadConfig& c) {
     sessions["agent"] = Flow(agent);
   }
   w["sessions"] = Flow(sessions);
+  if (c.clients.enabled()) return w;  // the clients' arrivals, without load schedule or drift
   w["arrivals"] = c.closed_loop.enabled ? ClosedLoop(c.closed_loop) : Arrivals(c.arrivals);
   if (!c.load_schedule.empty()) {
     YAML::Node steps(YAML::NodeType::Sequence);

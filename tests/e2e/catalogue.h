@@ -33,6 +33,7 @@ std::vector<MalformedInput> CliCases();
 std::vector<MalformedInput> ScenarioCases();
 std::vector<MalformedInput> InputFileCases();
 std::vector<MalformedInput> WorkloadCases();
+std::vector<MalformedInput> ClientsCases();
 
 }  // namespace kvroute::testing
 

@@ -94,6 +94,7 @@ INSTANTIATE_TEST_SUITE_P(CommandLine, CatalogueTest, ::testing::ValuesIn(CliCase
 INSTANTIATE_TEST_SUITE_P(Scenario, CatalogueTest, ::testing::ValuesIn(ScenarioCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(InputFile, CatalogueTest, ::testing::ValuesIn(InputFileCases()), CaseName);
 INSTANTIATE_TEST_SUITE_P(Workload, CatalogueTest, ::testing::ValuesIn(WorkloadCases()), CaseName);
+INSTANTIATE_TEST_SUITE_P(Clients, CatalogueTest, ::testing::ValuesIn(ClientsCases()), CaseName);
 
 TEST(CatalogueSizeTest, HoldsAtLeastAHundredCases) {
   EXPECT_GE(CliCases().size() + ScenarioCases().size() + InputFileCases().size(), 100u);

@@ -172,7 +172,7 @@ TEST(ScenarioLoaderTest, QuickstartIsValid) {
 TEST(ScenarioLoaderTest, EveryShippedScenarioLoads) {
   for (const char* name :
        {"paper_gini", "whales", "sessions_rag", "bursty_drift", "mooncake_conversation",
-        "azure_conv", "sessions_agents", "shared_prefix_chat"}) {
+        "azure_conv", "sessions_agents", "shared_prefix_chat", "servegen_clients"}) {
     EXPECT_NO_THROW(LoadScenarioFile(std::string("scenarios/") + name + ".yaml")) << name;
   }
 }
