@@ -12,32 +12,13 @@
 #include "policies/registry.h"
 #include "sim/runner/point_pool.h"
 #include "sim/runner/scenario_loader.h"
+#include "tests/runner/test_scenario.h"
 
 namespace kvroute::sim {
 namespace {
 
-Scenario Small(const std::vector<std::string>& overrides = {}) {
-  const char* text = R"(name: small
-seed: 1
-duration_s: 120
-warmup_s: 20
-drain_s: 60
-cluster:
-  profile: h100-llama3.1-8b-bf16
-  deployments: [{name: main, replicas: 4}]
-workload:
-  keys: 200
-  prompt: {system_tokens: 1024, new_tokens: {kind: uniform, min: 32, max: 512}}
-  output_tokens: {kind: uniform, min: 1, max: 200}
-policies: [round_robin, random, flat_lb, sticky, {name: cacheroute, q_cap: 10, slots_per_replica: 40, interval_s: 30}]
-sweep: {qps: [10, 20]}
-slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
-)";
-  return LoadScenarioText(text, "small", overrides);
-}
-
 TEST(ClusterSimulationTest, SamePointTwiceIsBitIdentical) {
-  Scenario s = Small();
+  Scenario s = SmallCluster();
   for (size_t p = 0; p < s.policies.size(); ++p) {
     PointSpec spec{p, 20, 3};
     EXPECT_EQ(analysis::PointToJson(RunPoint(s, spec), s.slos),
@@ -49,8 +30,8 @@ TEST(ClusterSimulationTest, SamePointTwiceIsBitIdentical) {
 // Preble prices decoding with the TPOTs it measures from the first-token and
 // completion callbacks: one sample per replica replaces the 1000 s seed.
 TEST(ClusterSimulationTest, PolicyHearsFirstTokensAndCompletions) {
-  Scenario s =
-      Small({"policies=[{name: preble, tpot_samples: 1, initial_tpot_s: 1000}]", "duration_s=60"});
+  Scenario s = SmallCluster(
+      {"policies=[{name: preble, tpot_samples: 1, initial_tpot_s: 1000}]", "duration_s=60"});
   analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
   double tpot = -1;
   for (const auto& [name, value] : r.policy_stats) {
@@ -66,7 +47,7 @@ TEST(ClusterSimulationTest, EveryRegisteredPolicyRunsDeterministically) {
   for (const policies::PolicyInfo& info : policies::PolicyTable()) {
     list += (list.empty() ? "" : ", ") + info.name;
   }
-  Scenario s = Small({"policies=[" + list + "]", "duration_s=60"});
+  Scenario s = SmallCluster({"policies=[" + list + "]", "duration_s=60"});
   ASSERT_EQ(s.policies.size(), policies::PolicyTable().size());
   for (size_t p = 0; p < s.policies.size(); ++p) {
     analysis::PointResult r = RunPoint(s, PointSpec{p, 20, 2});
@@ -82,12 +63,12 @@ TEST(ClusterSimulationTest, EveryRegisteredPolicyRunsDeterministically) {
 // which then herds every request between polls onto one replica.
 TEST(ClusterSimulationTest, StaleSignalsChangeLoadAwareRouting) {
   auto run = [](const std::string& refresh) {
-    Scenario s = Small({"policies=[{name: least_loaded, measure: tokens}]",
-                        "cluster.signal_refresh_s=" + refresh});
+    Scenario s = SmallCluster({"policies=[{name: least_loaded, measure: tokens}]",
+                               "cluster.signal_refresh_s=" + refresh});
     return RunPoint(s, PointSpec{0, 20, 1});
   };
   analysis::PointResult live = run("0"), stale = run("5");
-  Scenario s = Small({"policies=[{name: least_loaded, measure: tokens}]"});
+  Scenario s = SmallCluster({"policies=[{name: least_loaded, measure: tokens}]"});
   EXPECT_EQ(analysis::PointToJson(live, s.slos),
             analysis::PointToJson(RunPoint(s, PointSpec{0, 20, 1}), s.slos));
   EXPECT_GT(stale.imbalance, live.imbalance);
@@ -98,8 +79,8 @@ TEST(ClusterSimulationTest, StaleSignalsChangeLoadAwareRouting) {
 // but there are two tenants, 0 (keys 0, 2, 4: 0.612 of the traffic) and 1
 // (keys 1, 3, 5: 0.388), and every request counts for its own.
 TEST(ClusterSimulationTest, TracksTheBusiestTenantsNotKeys) {
-  Scenario s = Small({"workload.keys=6", "workload.tenants=2", "workload.whales=[0.05, 0.05, 0.4]",
-                      "policies=[round_robin]"});
+  Scenario s = SmallCluster({"workload.keys=6", "workload.tenants=2",
+                             "workload.whales=[0.05, 0.05, 0.4]", "policies=[round_robin]"});
   analysis::PointResult r = RunPoint(s, PointSpec{0, 10, 1});
   ASSERT_EQ(r.tenants.size(), 3u);
   EXPECT_EQ(r.tenants[0].tenant, "0");
@@ -116,7 +97,7 @@ TEST(ClusterSimulationTest, TracksTheBusiestTenantsNotKeys) {
 // Points submitted while others run come back under their own tags with the
 // result RunPoint gives alone (the MPI ranks hand out points this way).
 TEST(PointPoolTest, PointsSubmittedWhileOthersRunKeepTheirTags) {
-  Scenario s = Small({"duration_s=40", "warmup_s=10", "drain_s=20"});
+  Scenario s = SmallCluster({"duration_s=40", "warmup_s=10", "drain_s=20"});
   const std::vector<PointSpec> specs = {{0, 10, 1}, {2, 20, 2}, {4, 15, 3}, {3, 10, 4}};
   std::map<size_t, std::string> got;
   {
@@ -143,7 +124,7 @@ TEST(PointPoolTest, PointsSubmittedWhileOthersRunKeepTheirTags) {
 }
 
 TEST(ClusterSimulationTest, EveryOfferedRequestCompletesOrIsCounted) {
-  Scenario s = Small();
+  Scenario s = SmallCluster();
   for (double qps : {10.0, 400.0}) {  // comfortable, and far past capacity
     for (size_t p = 0; p < s.policies.size(); ++p) {
       analysis::PointResult r = RunPoint(s, PointSpec{p, qps, 1});
@@ -158,8 +139,8 @@ TEST(ClusterSimulationTest, EveryOfferedRequestCompletesOrIsCounted) {
 // TTFT SLO tight enough for its hotspots to form at 100 req/s, requests are
 // moved, and each still completes exactly once, deterministically.
 TEST(ClusterSimulationTest, QueueMovesServeEveryRequestOnce) {
-  Scenario s = Small({"policies=[{name: dualmap, ttft_slo_s: 0.05}]"});
-  Scenario off = Small({"policies=[{name: dualmap, ttft_slo_s: 0.05, rebalance: off}]"});
+  Scenario s = SmallCluster({"policies=[{name: dualmap, ttft_slo_s: 0.05}]"});
+  Scenario off = SmallCluster({"policies=[{name: dualmap, ttft_slo_s: 0.05, rebalance: off}]"});
   auto stat = [](const analysis::PointResult& r, const std::string& name) {
     for (const auto& [n, v] : r.policy_stats) {
       if (n == name) return v;
@@ -179,14 +160,14 @@ TEST(ClusterSimulationTest, QueueMovesServeEveryRequestOnce) {
 }
 
 TEST(ClusterSimulationTest, OverloadLeavesWorkUnfinishedAndFailsTheSlo) {
-  Scenario s = Small();
+  Scenario s = SmallCluster();
   analysis::PointResult r = RunPoint(s, PointSpec{2, 400, 1});
   EXPECT_GT(r.unfinished, 0u);
   EXPECT_FALSE(s.slos[0].Met(r.slo_values[0]));
 }
 
 TEST(ClusterSimulationTest, AllPoliciesSeeTheSameRequests) {
-  Scenario s = Small();
+  Scenario s = SmallCluster();
   analysis::PointResult a = RunPoint(s, PointSpec{0, 20, 5});
   for (size_t p = 1; p < s.policies.size(); ++p) {
     analysis::PointResult b = RunPoint(s, PointSpec{p, 20, 5});
@@ -198,7 +179,7 @@ TEST(ClusterSimulationTest, AllPoliciesSeeTheSameRequests) {
 TEST(ClusterSimulationTest, AffinityRaisesTheHitRateOverCacheBlindBalancing) {
   // 200 keys x 64 shared blocks do not fit one replica's cache several times
   // over when every replica sees every key; with affinity each sees a quarter.
-  Scenario s = Small({"cluster.kv_blocks=4000"});
+  Scenario s = SmallCluster({"cluster.kv_blocks=4000"});
   analysis::PointResult flat = RunPoint(s, PointSpec{2, 20, 1});
   analysis::PointResult sticky = RunPoint(s, PointSpec{3, 20, 1});
   analysis::PointResult planned = RunPoint(s, PointSpec{4, 20, 1});
@@ -217,7 +198,7 @@ TEST(ClusterSimulationTest, CacheRouteCanPlanFromTheWorkloadsTrueRates) {
     o.push_back(std::string("policies=[{name: cacheroute, q_cap: 10, slots_per_replica: 10, "
                             "interval_s: 30, rates: ") +
                 rates + "}]");
-    Scenario s = Small(o);
+    Scenario s = SmallCluster(o);
     analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
     EXPECT_EQ(analysis::PointToJson(r, s.slos),
               analysis::PointToJson(RunPoint(s, {0, 20, 1}), s.slos));
@@ -236,7 +217,7 @@ TEST(ClusterSimulationTest, CacheRouteCanPlanFromTheWorkloadsTrueRates) {
 }
 
 TEST(ClusterSimulationTest, StickyConcentratesLoadAndFlatLbSpreadsIt) {
-  Scenario s = Small();
+  Scenario s = SmallCluster();
   analysis::PointResult flat = RunPoint(s, PointSpec{2, 20, 1});
   analysis::PointResult sticky = RunPoint(s, PointSpec{3, 20, 1});
   EXPECT_LT(flat.imbalance, 1.1);
@@ -244,7 +225,7 @@ TEST(ClusterSimulationTest, StickyConcentratesLoadAndFlatLbSpreadsIt) {
 }
 
 TEST(ClusterSimulationTest, CacheRouteRebuildsEveryInterval) {
-  Scenario s = Small();
+  Scenario s = SmallCluster();
   analysis::PointResult r = RunPoint(s, PointSpec{4, 20, 1});
   double rebuilds = 0;
   for (const auto& [name, value] : r.policy_stats) {
@@ -253,49 +234,10 @@ TEST(ClusterSimulationTest, CacheRouteRebuildsEveryInterval) {
   EXPECT_EQ(rebuilds, 4);  // the initial plan, then ticks at 30, 60 and 90 s
 }
 
-// A replica fails at 40 s and comes back cold 30 s later: its requests are
-// retried elsewhere, nothing is lost, and the run stays deterministic.
-TEST(ClusterSimulationTest, FailedReplicaRequestsAreRetriedElsewhere) {
-  Scenario s =
-      Small({"failures={retry_limit: 1, schedule: [{replica: 1, at_s: 40, recover_after_s: 30}]}"});
-  for (size_t p = 0; p < s.policies.size(); ++p) {
-    analysis::PointResult r = RunPoint(s, PointSpec{p, 20, 1});
-    EXPECT_EQ(r.replica_failures, 1u) << s.policies[p].name;
-    EXPECT_GT(r.retried, 0u) << s.policies[p].name;
-    EXPECT_EQ(r.failed, 0u) << s.policies[p].name;
-    EXPECT_EQ(r.offered, r.completed + r.unfinished + r.rejected + r.failed);
-    EXPECT_EQ(analysis::PointToJson(r, s.slos),
-              analysis::PointToJson(RunPoint(s, PointSpec{p, 20, 1}), s.slos));
-  }
-}
-
-TEST(ClusterSimulationTest, WithoutRetriesAFailureLosesItsRequests) {
-  Scenario s = Small({"failures={retry_limit: 0, schedule: [{replica: 2, at_s: 40}]}"});
-  analysis::PointResult r = RunPoint(s, PointSpec{2, 20, 1});
-  EXPECT_GT(r.failed, 0u);
-  EXPECT_EQ(r.retried, 0u);
-  EXPECT_EQ(r.offered, r.completed + r.unfinished + r.rejected + r.failed);
-  // The dead replica receives nothing after it failed: it got fewer requests
-  // than the live ones (it served only the first 40 s after the 20 s warm-up).
-  EXPECT_LT(r.replica_requests[2], r.replica_requests[0] / 2);
-}
-
-TEST(ClusterSimulationTest, WhenEveryReplicaIsDownArrivalsFail) {
-  std::string all = "failures={schedule: [";
-  for (int i = 0; i < 4; ++i)
-    all += std::string(i ? "," : "") + "{replica: " + std::to_string(i) +
-           ", at_s: 50, recover_after_s: 10}";
-  Scenario s = Small({all + "]}"});
-  analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
-  EXPECT_GT(r.failed, 100u);  // ~200 arrivals in the 10 s outage, plus work in flight
-  EXPECT_EQ(r.replica_failures, 4u);
-  EXPECT_EQ(r.offered, r.completed + r.unfinished + r.rejected + r.failed);
-}
-
 // The time series adds up to the point's totals: arrivals, completions, and
 // the measured hit rate over the buckets after the warm-up (20 s, two buckets).
 TEST(ClusterSimulationTest, TimeSeriesAddsUpToThePointsTotals) {
-  Scenario s = Small();
+  Scenario s = SmallCluster();
   for (size_t p = 0; p < s.policies.size(); ++p) {
     analysis::PointResult r = RunPoint(s, PointSpec{p, 20, 1});
     uint64_t arrived = 0, completed = 0, prompt = 0, hit = 0;
@@ -318,20 +260,9 @@ TEST(ClusterSimulationTest, TimeSeriesAddsUpToThePointsTotals) {
   }
 }
 
-// A failure at 40 s and its recovery at 70 s land in buckets 4 and 7; while
-// three replicas carry the load of four, their queues are longer.
-TEST(ClusterSimulationTest, TimeSeriesRecordsFailuresAndRecoveries) {
-  Scenario s = Small({"failures={schedule: [{replica: 1, at_s: 40, recover_after_s: 30}]}"});
-  analysis::PointResult r = RunPoint(s, PointSpec{0, 20, 1});
-  for (size_t b = 0; b < r.series.size(); ++b) {
-    EXPECT_EQ(r.series[b].failures, b == 4 ? 1u : 0u) << b;
-    EXPECT_EQ(r.series[b].recoveries, b == 7 ? 1u : 0u) << b;
-  }
-}
-
 // Overload: the queues grow bucket after bucket while requests arrive.
 TEST(ClusterSimulationTest, TimeSeriesShowsQueuesGrowingUnderOverload) {
-  Scenario s = Small();
+  Scenario s = SmallCluster();
   analysis::PointResult r = RunPoint(s, PointSpec{0, 400, 1});
   EXPECT_LT(r.series[2].mean_waiting, r.series[6].mean_waiting);
   EXPECT_LT(r.series[6].mean_waiting, r.series[11].mean_waiting);
@@ -343,9 +274,9 @@ TEST(ClusterSimulationTest, TimeSeriesShowsQueuesGrowingUnderOverload) {
 // Two deployments of 4 replicas, equal weights. Deployment `a` names its own
 // policy, sticky; `b` runs the point's, round robin.
 Scenario TwoPolicies(const std::string& a_policy) {
-  return Small({"cluster.deployments=[{name: a, replicas: 4, policy: " + a_policy +
-                    "}, {name: b, replicas: 4}]",
-                "policies=[round_robin]"});
+  return SmallCluster({"cluster.deployments=[{name: a, replicas: 4, policy: " + a_policy +
+                           "}, {name: b, replicas: 4}]",
+                       "policies=[round_robin]"});
 }
 
 TEST(ClusterSimulationTest, ADeploymentRunsItsOwnPolicy) {
@@ -364,8 +295,8 @@ TEST(ClusterSimulationTest, ADeploymentRunsItsOwnPolicy) {
 
   // The same deployment without its own policy runs the point's.
   analysis::PointResult plain =
-      RunPoint(Small({"cluster.deployments=[{name: a, replicas: 4}, {name: b, replicas: 4}]",
-                      "policies=[round_robin]"}),
+      RunPoint(SmallCluster({"cluster.deployments=[{name: a, replicas: 4}, {name: b, replicas: 4}]",
+                             "policies=[round_robin]"}),
                PointSpec{0, 20, 1});
   auto [lo, hi] =
       std::minmax_element(plain.replica_requests.begin(), plain.replica_requests.begin() + 4);
@@ -390,16 +321,6 @@ TEST(ClusterSimulationTest, ADeploymentPolicyWithParametersAndErrors) {
     } catch (const ScenarioError& e) {
       EXPECT_NE(std::string(e.what()).find(where), std::string::npos) << e.what();
     }
-  }
-}
-
-TEST(ClusterSimulationTest, FailureOfAnUnknownReplicaIsAScenarioError) {
-  try {
-    Small({"failures={schedule: [{replica: 9, at_s: 10}]}"});
-    FAIL();
-  } catch (const ScenarioError& e) {
-    EXPECT_NE(std::string(e.what()).find("failures.schedule[0].replica"), std::string::npos)
-        << e.what();
   }
 }
 

@@ -56,4 +56,24 @@ Scenario TestDirectory::Load(const std::string& scenario_text) const {
   return LoadScenarioFile(Write("s.yaml", scenario_text));
 }
 
+Scenario SmallCluster(const std::vector<std::string>& overrides) {
+  const char* text = R"(name: small
+seed: 1
+duration_s: 120
+warmup_s: 20
+drain_s: 60
+cluster:
+  profile: h100-llama3.1-8b-bf16
+  deployments: [{name: main, replicas: 4}]
+workload:
+  keys: 200
+  prompt: {system_tokens: 1024, new_tokens: {kind: uniform, min: 32, max: 512}}
+  output_tokens: {kind: uniform, min: 1, max: 200}
+policies: [round_robin, random, flat_lb, sticky, {name: cacheroute, q_cap: 10, slots_per_replica: 40, interval_s: 30}]
+sweep: {qps: [10, 20]}
+slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
+)";
+  return LoadScenarioText(text, "small", overrides);
+}
+
 }  // namespace kvroute::sim

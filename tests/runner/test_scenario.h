@@ -33,6 +33,11 @@ Scenario LoadTestScenario(const TestScenario& t, const std::vector<std::string>&
 // The message of the error loading `t` throws, or "(no error)".
 std::string LoadError(const TestScenario& t);
 
+// Four replicas, 200 keys with 1,024-token system prompts, round_robin,
+// random, flat_lb, sticky and cacheroute, loads 10 and 20, 120 s: the
+// cluster simulation's and failure tests' common case.
+Scenario SmallCluster(const std::vector<std::string>& overrides = {});
+
 // <gtest temp dir>/<group>/<test name>: ctest runs tests side by side, so each
 // test writes its files in a directory of its own.
 class TestDirectory {
