@@ -18,6 +18,19 @@ YAML::Node Profile(const models::Profile& p, const std::string& written) {
   return Flow(profile);
 }
 
+// A schedule as a list of {at_s, <key>: value} flow maps.
+template <typename Step, typename ValueOf>
+YAML::Node TimedSteps(const std::vector<Step>& steps, const char* key, ValueOf value_of) {
+  YAML::Node list(YAML::NodeType::Sequence);
+  for (const Step& s : steps) {
+    YAML::Node step;
+    step["at_s"] = Num(s.at_s);
+    step[key] = Num(value_of(s));
+    list.push_back(Flow(step));
+  }
+  return list;
+}
+
 YAML::Node Autoscale(const AutoscaleSpec& a) {
   YAML::Node n;
   n["signal"] = scenario::AutoscaleSignals().NameOf(a.signal);
@@ -51,14 +64,8 @@ YAML::Node Autoscale(const AutoscaleSpec& a) {
     n["scale_down_select"] = scenario::ScalingSelects().NameOf(a.scale_down_select);
   }
   if (!a.schedule.empty()) {
-    YAML::Node steps(YAML::NodeType::Sequence);
-    for (const ReplicaStep& r : a.schedule) {
-      YAML::Node step;
-      step["at_s"] = Num(r.at_s);
-      step["replicas"] = Num(r.replicas);
-      steps.push_back(Flow(step));
-    }
-    n["schedule"] = steps;
+    n["schedule"] =
+        TimedSteps(a.schedule, "replicas", [](const ReplicaStep& r) { return r.replicas; });
   }
   return Flow(n);
 }
@@ -79,14 +86,8 @@ YAML::Node Cluster(const Scenario& s) {
     if (!d.pool.empty()) n["pool"] = d.pool;
     n["weight"] = Num(d.weight);
     if (!d.schedule.empty()) {
-      YAML::Node steps(YAML::NodeType::Sequence);
-      for (const WeightStep& w : d.schedule) {
-        YAML::Node step;
-        step["at_s"] = Num(w.at_s);
-        step["weight"] = Num(w.weight);
-        steps.push_back(Flow(step));
-      }
-      n["schedule"] = steps;
+      n["schedule"] =
+          TimedSteps(d.schedule, "weight", [](const WeightStep& w) { return w.weight; });
     }
     if (d.policy) n["policy"] = Policy(*d.policy);
     if (d.autoscale) n["autoscale"] = Autoscale(*d.autoscale);
