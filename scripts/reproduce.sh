@@ -12,7 +12,8 @@
 # Needs a Release build (scripts/bootstrap.sh run or test makes one). Each run
 # writes OUT_DIR/NAME.h5 and NAME.txt; OUT_DIR/timings.txt has the wall and
 # CPU seconds of each; OUT_DIR/tables.md the tables; OUT_DIR/plots/NAME/ the
-# PNGs of `kvroute report --plots`.
+# PNGs of `kvroute report --plots`; OUT_DIR/regimes.md and plots/regimes.png the
+# regimes figure (scripts/regimes_figure.py).
 set -euo pipefail
 out=$(realpath -m "${1:-$(dirname "$0")/../reproduce}")  # relative to where it is run from
 cd "$(dirname "$0")/.."
@@ -203,3 +204,11 @@ echo "all experiments: $(($(date +%s) - total_start)) s on $jobs cores" | tee -a
 
 "$python" analysis/paper_tables.py "$out" >"$out/tables.md"
 echo "wrote $out/tables.md" >&2
+# The regimes figure (§5.4): CacheRoute / Flat-LB against the hit rate affinity
+# gains, for the win run, the swept cells and the affinity map's cells.
+if compgen -G "$out/regime_*.h5" >/dev/null; then
+  affinity=()
+  [ -d "$out/affinity_map" ] && affinity=(--affinity "$out/affinity_map")
+  "$python" scripts/regimes_figure.py "$out" "${affinity[@]}" --plot "$out/plots" >"$out/regimes.md"
+  echo "wrote $out/regimes.md and $out/plots/regimes.png" >&2
+fi
