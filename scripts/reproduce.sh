@@ -200,6 +200,8 @@ run_script affinity_map scripts/affinity_map.py
 # Seed 000: the instance-level selection sweep and latency during a canary.
 run instance_selection scenarios/instance_selection.yaml
 run_script canary_latency scripts/canary_latency.py
+# Seed 000's worked canary run for six hours: how long B takes to reach 90%.
+run_script canary_convergence scripts/canary_convergence.py
 echo "all experiments: $(($(date +%s) - total_start)) s on $jobs cores" | tee -a "$out/timings.txt" >&2
 
 "$python" analysis/paper_tables.py "$out" >"$out/tables.md"
