@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Seed 000's "a stable hit rate is not a stable latency" (docs/reproducing/SEED000.md): runs
-scenarios/paper/canary_load.yaml with cluster.lambda_h = 0, 3 and 10 over paired seeds, with
-per-request records, and prints Markdown: per 10 s bucket (first seed) the new deployment's
-share, each deployment's token hit rate and p99 TTFT; then, over the seeds, the hit rate and the
-p99 TTFT of the minute after the shift (mean [95% CI]).
+scenarios/paper/canary_load.yaml with cluster.lambda_h = 0, 3 and 10, and with λ_h = 10 and the
+deployments' load in the split (cluster.lambda_q 0.5 and 2, the remedy the seed proposes), over
+paired seeds, with per-request records, and prints Markdown: per 10 s bucket (first seed) the new
+deployment's share, each deployment's token hit rate and p99 TTFT for each λ_h; then, over the
+seeds, the hit rate and the p99 TTFT of the minute after the shift (mean [95% CI]) for all.
 
     scripts/canary_latency.py [path/to/kvroute] [--out DIR] [--seeds N] [--reuse]
 """
@@ -22,16 +23,20 @@ from residency_model import quantile  # noqa: E402
 
 SCENARIO = ROOT / "scenarios/paper/canary_load.yaml"
 LAMBDAS = [0, 3, 10]
+LOAD_LAMBDAS = [0.5, 2]  # cluster.lambda_q with λ_h = 10
+SETTINGS = [(lam, 0) for lam in LAMBDAS] + [(10, q) for q in LOAD_LAMBDAS]
 SHIFT_S, BUCKET_S, AFTER_S = 120, 10, 60
 QPS = "140"  # the scenario's sweep.qps: the load before it doubles
 
 
-def run(binary, out, lambda_h, seed, reuse):
-    path = out / f"lambda{lambda_h}_seed{seed}.csv"
+def run(binary, out, lambda_h, lambda_q, seed, reuse):
+    path = out / (f"lambda{lambda_h}_seed{seed}.csv" if lambda_q == 0 else
+                  f"lambda{lambda_h}_q{lambda_q}_seed{seed}.csv")
     if not (reuse and path.exists()):
         subprocess.run([binary, "point", str(SCENARIO), "--policy", "sglang_cache_aware",
                         "--qps", QPS, "--seed", str(seed),
                         "--set", f"cluster.lambda_h={lambda_h}",
+                        "--set", f"cluster.lambda_q={lambda_q}",
                         "--requests", str(path)], check=True, stdout=subprocess.DEVNULL)
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
@@ -80,18 +85,18 @@ def buckets_table(rows_by_lambda):
 def main():
     args, out = experiment_args(__doc__, "/tmp/kvroute-canary-latency", seeds=5)
     first_seed = 901  # the scenario's seed; paired seeds follow it
-    records = {(lam, s): run(args.binary, out, lam, first_seed + s, args.reuse)
-               for lam in LAMBDAS for s in range(args.seeds)}
-    buckets_table({lam: records[(lam, 0)] for lam in LAMBDAS})
+    records = {(setting, s): run(args.binary, out, *setting, first_seed + s, args.reuse)
+               for setting in SETTINGS for s in range(args.seeds)}
+    buckets_table({lam: records[((lam, 0), 0)] for lam in LAMBDAS})
     print(f"\nThe minute after the shift ({SHIFT_S}–{SHIFT_S + AFTER_S} s of arrival) and the "
           f"minute before it, {args.seeds} seeds, mean [95% CI]:\n")
-    print("| λ_h | hit rate before | hit rate after | p99 TTFT before, s | p99 TTFT after, s | "
+    print("| λ_h, λ_q | hit rate before | hit rate after | p99 TTFT before, s | p99 TTFT after, s | "
           "A's p99 TTFT in the first 10 s after, s | B's share after |")
     print("|---:|---:|---:|---:|---:|---:|---:|")
-    for lam in LAMBDAS:
+    for setting in SETTINGS:
         cols = collections.defaultdict(list)
         for s in range(args.seeds):
-            rows = records[(lam, s)]
+            rows = records[(setting, s)]
             before = [r for r in rows if SHIFT_S - AFTER_S <= float(r["arrival_s"]) < SHIFT_S]
             after = [r for r in rows if SHIFT_S <= float(r["arrival_s"]) < SHIFT_S + AFTER_S]
             for name, part in (("before", before), ("after", after)):
@@ -110,7 +115,7 @@ def main():
             half = "" if math.isnan(s.half_width) else f" [{s.mean - s.half_width:.2f}, " \
                 f"{s.mean + s.half_width:.2f}]"
             return f"{s.mean:.2f}{unit}{half}"
-        print(f"| {lam} | {show(cols['hit before'], '%')} | {show(cols['hit after'], '%')} | "
+        print(f"| {setting[0]}, {setting[1]:g} | {show(cols['hit before'], '%')} | {show(cols['hit after'], '%')} | "
               f"{show(cols['p99 before'])} | {show(cols['p99 after'])} | "
               f"{show(cols['A first'])} | {show(cols['share'], '%')} |")
 

@@ -29,6 +29,7 @@ DeploymentRouter::DeploymentRouter(const Scenario& scenario, uint64_t seed,
   }
   weights_.resize(count());
   hit_ratios_.resize(count());
+  waiting_.resize(count());
   scratch_.resize(count());
 }
 
@@ -40,10 +41,13 @@ uint32_t DeploymentRouter::Pick(const models::Request& request, Time now,
   bool any_up = false;
   for (uint32_t d = 0; d < n; ++d) {
     bool up = false;
-    uint32_t best = 0;
+    uint32_t best = 0, serving = 0;
+    double waiting = 0;
     for (uint32_t r = offsets_[d]; r < offsets_[d] + sizes_[d]; ++r) {
       if (!loads[r].healthy) continue;
       up = true;
+      ++serving;
+      waiting += loads[r].waiting;
       if (n > 1 && scenario_.lambda_h > 0 && !chain.empty() && sent_.empty()) {
         best = std::max(best, oracle_.CachedPrefixBlocks(r, chain));
       }
@@ -53,10 +57,11 @@ uint32_t DeploymentRouter::Pick(const models::Request& request, Time now,
     weights_[d] = up ? scenario_.PoolWeightAt(pools_[d], now_s) : 0;
     hit_ratios_[d] =
         chain.empty() ? 0 : static_cast<double>(best) / static_cast<double>(chain.size());
+    waiting_[d] = serving > 0 ? waiting / serving : 0;
   }
   if (n == 1) return any_up ? 0 : n;  // its weight does not matter
-  return static_cast<uint32_t>(
-      policies::ChooseDeployment(weights_, hit_ratios_, scenario_.lambda_h, rng_, scratch_));
+  return static_cast<uint32_t>(policies::ChooseDeployment(
+      weights_, hit_ratios_, scenario_.lambda_h, rng_, scratch_, waiting_, scenario_.lambda_q));
 }
 
 // Counts the request for deployment `chosen`, and for each deployment whether

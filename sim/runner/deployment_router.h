@@ -54,7 +54,8 @@ class DeploymentRouter {
   std::vector<RoutingPool> pools_;
   std::vector<uint32_t> offsets_, sizes_;  // per pool
   RandomStream rng_;
-  std::vector<double> weights_, hit_ratios_, scratch_;  // per deployment, per request
+  // Per deployment, per request; waiting_: Q_d, only with lambda_q.
+  std::vector<double> weights_, hit_ratios_, waiting_, scratch_;
   // deployment_hit_estimate: router: per deployment, the blocks the router sent
   // there (one LRU of its total KV blocks); empty otherwise.
   std::vector<policies::RouterPrefixIndex> sent_;

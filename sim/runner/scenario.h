@@ -215,6 +215,10 @@ struct Scenario {
   // deployment d with P_d ∝ w_d·2^(lambda_h·H_d), then a replica in d. Unused
   // with one deployment.
   double lambda_h = 0;
+  // With lambda_q > 0 the deployment's load enters the split (seed 000 asks
+  // for it, without a formula): P_d ∝ w_d·2^(lambda_h·H_d − lambda_q·Q_d), Q_d
+  // the requests waiting per serving replica of d.
+  double lambda_q = 0;
   // Where H_d comes from. kExact: the replicas' caches (seed 000's scheduler
   // reads the engines' cache reports, as FlexLB's master does). kRouter: the
   // router's own record of the prompts it sent to d, an LRU of d's total KV

@@ -217,6 +217,9 @@ const YamlKeyTable& ClusterKeys() {
                  "{delay_s, loss}: routers that index KV events see them late or never"),
        NumberKey("lambda_h", d.lambda_h, 0, 1e4,
                  "deployment choice P_d ~ w_d * 2^(lambda_h * H_d) (seed 000); 0: weights only"),
+       NumberKey("lambda_q", d.lambda_q, 0, 1e4,
+                 "load in the deployment choice: P_d ~ w_d * 2^(lambda_h * H_d - lambda_q * "
+                 "Q_d), Q_d the requests waiting per serving replica of d; 0: no load term"),
        ChoiceKey("deployment_hit_estimate", HitEstimates().names(),
                  HitEstimates().NameOf(d.deployment_hit_estimate),
                  "where H_d comes from: the replicas' caches, or the router's own record"),
@@ -308,6 +311,7 @@ void ParseCluster(YamlMap& top, const LoadContext& ctx, Scenario* s) {
   s->signal_refresh_s = cluster.Number("signal_refresh_s");
   ParseKvEvents(cluster, s);
   s->lambda_h = cluster.Number("lambda_h");
+  s->lambda_q = cluster.Number("lambda_q");
   ParseDisaggregation(cluster, s);
   CheckPools(cluster, *s);
   s->deployment_hit_estimate = cluster.Choice("deployment_hit_estimate", HitEstimates());

@@ -1,5 +1,7 @@
 // `cluster.disaggregation` and the deployments' roles and own profiles: what
 // must hold between deployments once each is read (pd_router.h).
+#include <utility>
+
 #include "sim/runner/scenario_loader_internal.h"
 
 namespace kvroute::sim::scenario {
@@ -102,9 +104,10 @@ void ParseDisaggregation(YamlMap& cluster, Scenario* s) {
                      "and their schedules split traffic between serving deployments");
     }
   }
-  if (s->lambda_h != 0) {
-    cluster.Fail("lambda_h",
-                 "chooses between serving deployments; a disaggregated cluster has none");
+  for (const auto& [key, value] : {std::pair{"lambda_h", s->lambda_h}, {"lambda_q", s->lambda_q}}) {
+    if (value != 0) {
+      cluster.Fail(key, "chooses between serving deployments; a disaggregated cluster has none");
+    }
   }
 }
 

@@ -162,6 +162,7 @@ YAML::Node Cluster(const Scenario& s) {
     c["disaggregation"] = Flow(n);
   }
   c["lambda_h"] = Num(s.lambda_h);
+  c["lambda_q"] = Num(s.lambda_q);
   c["deployment_hit_estimate"] = scenario::HitEstimates().NameOf(s.deployment_hit_estimate);
   c["series_interval_s"] = Num(s.series_interval_s);
   c["usd_per_gpu_hour"] = Num(s.UsdPerGpuHour());

@@ -36,6 +36,33 @@ TEST(DeploymentChoiceTest, ZeroPreferenceGivesPlainWeights) {
   EXPECT_EQ(p, (std::vector<double>{0.125, 0.375, 0, 0.5}));
 }
 
+// With λ_q the waiting requests per replica enter the odds: A fully hit but
+// with 4 waiting per replica, at λ_q = 1, has its odds cut by 2^4, so
+// P_B = 9 / (2^(10 - 4) + 9).
+TEST(DeploymentChoiceTest, WaitingRequestsCutADeploymentsOdds) {
+  std::vector<double> w{1, 9}, h{1, 0}, q{4, 0}, p(2);
+  DeploymentProbabilities(w, h, 10, p, q, 1.0);
+  EXPECT_DOUBLE_EQ(p[1], 9.0 / (64 + 9));
+  EXPECT_DOUBLE_EQ(p[0] + p[1], 1.0);
+  // Without λ_q the waiting requests change nothing, bit for bit.
+  std::vector<double> without(2);
+  DeploymentProbabilities(w, h, 10, without, q, 0.0);
+  EXPECT_EQ(without, Probabilities(w, h, 10));
+  // Every 1/λ_q waiting requests halve the odds, whatever the hit ratios.
+  const std::vector<double> even{1, 1}, half{0.5, 0.5}, two_on_b{0, 2};
+  DeploymentProbabilities(even, half, 10, p, two_on_b, 0.5);
+  EXPECT_NEAR(p[0] / p[1], 2.0, 1e-12);
+}
+
+TEST(DeploymentChoiceTest, LargeLoadPreferenceNeitherOverflowsNorEmpties) {
+  // The hit term favours A by 10^4 and the load term B by 10^8: B's odds win,
+  // and neither underflows to a split with no deployment.
+  std::vector<double> w{1, 1}, h{1, 0}, q{1e4, 0}, p(2);
+  DeploymentProbabilities(w, h, 1e4, p, q, 1e4);
+  EXPECT_DOUBLE_EQ(p[1], 1.0);
+  EXPECT_DOUBLE_EQ(p[0], 0.0);
+}
+
 TEST(DeploymentChoiceTest, LargePreferenceDoesNotOverflow) {
   std::vector<double> p = Probabilities({1, 1}, {1, 0}, 5000);
   EXPECT_DOUBLE_EQ(p[0], 1);

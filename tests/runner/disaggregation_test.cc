@@ -288,6 +288,13 @@ TEST_F(DisaggregationTest, BadKeysFailNamingFileLineAndKey) {
   EXPECT_NE(e.find("cluster.deployments[0].role"), std::string::npos) << e;
   e = Error(head + pd + "  disaggregation: {decidr: always}\n" + tail);
   EXPECT_NE(e.find("did you mean 'decider'"), std::string::npos) << e;
+  // The deployment split's cache and load preferences have no deployments to split between.
+  for (const char* key : {"lambda_h", "lambda_q"}) {
+    e = Error(head + pd + "  disaggregation: {}\n  " + key + ": 1\n" + tail);
+    EXPECT_NE(e.find(std::string("key 'cluster.") + key + "': chooses between serving deployments"),
+              std::string::npos)
+        << e;
+  }
 }
 
 }  // namespace
