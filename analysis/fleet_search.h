@@ -30,6 +30,13 @@ struct FleetKind {
 };
 
 using Fleet = std::vector<uint32_t>;  // replicas of each kind, in the kinds' order
+
+// The replicas of every kind together.
+inline uint64_t ReplicasIn(const Fleet& fleet) {
+  uint64_t total = 0;
+  for (uint32_t n : fleet) total += n;
+  return total;
+}
 using FleetTest = std::function<bool(const Fleet&)>;
 
 struct FleetSearchResult {

@@ -163,8 +163,7 @@ Scenario FleetScenario(const std::vector<Scenario>& candidates, const analysis::
 std::vector<analysis::Fleet> Neighbours(const analysis::Fleet& fleet, bool more,
                                         uint32_t max_replicas) {
   std::vector<analysis::Fleet> out;
-  uint64_t total = 0;
-  for (uint32_t n : fleet) total += n;
+  const uint64_t total = analysis::ReplicasIn(fleet);
   for (size_t k = 0; k < fleet.size(); ++k) {
     if (fleet[k] == 0 || (more ? fleet[k] >= max_replicas : total == 1)) continue;
     analysis::Fleet f = fleet;

@@ -118,14 +118,11 @@ BudgetMix MixWithinBudget(const std::vector<Scenario>& candidates, double usd_pe
   const auto [grid_lo, grid_hi] = std::minmax_element(s.qps.begin(), s.qps.end());
   if (!options.ignore_limits) {
     // The mix of most replicas at the highest load bounds a point's work.
-    const analysis::Fleet* largest = &mixes[0];
-    uint32_t most = 0;
-    for (const analysis::Fleet& mix : mixes) {
-      uint32_t replicas = 0;
-      for (uint32_t n : mix) replicas += n;
-      if (replicas > most) most = replicas, largest = &mix;
-    }
-    const Scenario scenario = FleetScenario(candidates, *largest);
+    const analysis::Fleet& largest = *std::max_element(
+        mixes.begin(), mixes.end(), [](const analysis::Fleet& a, const analysis::Fleet& b) {
+          return analysis::ReplicasIn(a) < analysis::ReplicasIn(b);
+        });
+    const Scenario scenario = FleetScenario(candidates, largest);
     CheckWorkLimits(scenario, EstimatePointWork(scenario, *grid_hi),
                     std::min<unsigned>(options.jobs, scenario.seeds));
   }
@@ -142,7 +139,7 @@ BudgetMix MixWithinBudget(const std::vector<Scenario>& candidates, double usd_pe
     if (best_met && best >= *grid_hi) break;  // nothing beats it within the grid
     BudgetLoad row;
     row.fleet = mix;
-    for (uint32_t n : mix) row.replicas += n;
+    row.replicas = static_cast<uint32_t>(analysis::ReplicasIn(mix));
     // A mix is worth bisecting only if it meets a load above the best so far
     // by more than the precision (or, with nothing met yet, the lowest load).
     const double above = best_met ? std::min(best + precision_qps, *grid_hi) : best;
