@@ -225,7 +225,7 @@ class PreblePolicy : public Policy {
       if (large_cost < high_load_ * small_cost) return;
       const double tpot = tpot_[large].Median();
       candidates_.clear();
-      for (uint32_t n : histogram_.NodesOn(large)) {
+      for (uint32_t n : histogram_.BusyNodesOn(large)) {
         if (tree_.large(n) && histogram_.Count(n) > 1) {
           candidates_.push_back({histogram_.NodeCost(n, large, tpot), n});
         }
