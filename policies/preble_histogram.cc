@@ -171,7 +171,9 @@ void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
       if (slot != kNone) Apply(slot);
     }
     if (WindowBelow(n) > (slot != kNone ? 1u : 0u)) {
-      stack_.insert(stack_.end(), tree_.children(n).begin(), tree_.children(n).end());
+      for (uint32_t c = tree_.first_child(n); c != PrebleTree::kNone; c = tree_.next_sibling(c)) {
+        stack_.push_back(c);
+      }
     }
   }
 }
