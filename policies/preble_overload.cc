@@ -46,6 +46,18 @@ bool TtftOverloadDetector::Overloaded(uint32_t node, uint32_t gpu, sim::Time now
   const uint64_t middle = std::max(begin, FirstAtOrAfter(s, now - window_ / 2, &s.middle_hint));
   const uint64_t end = s.dropped + s.points.size();
   if (begin == middle || middle == end) return false;
+  if (begin == s.answered_begin && middle == s.answered_middle && end == s.answered_end) {
+    return s.answer;
+  }
+  s.answered_begin = begin;
+  s.answered_middle = middle;
+  s.answered_end = end;
+  s.answer = Answer(s, begin, middle, end);
+  return s.answer;
+}
+
+// The halves [begin, middle) and [middle, end) compared, as the full scan does.
+bool TtftOverloadDetector::Answer(Series& s, uint64_t begin, uint64_t middle, uint64_t end) const {
   if (const int estimate = Estimate(s, begin, middle, end); estimate >= 0) return estimate == 1;
   auto at = [&s](uint64_t i) { return s.points[i - s.dropped].ttft_s; };
   // Each half is summed left to right, as the scan over the window does:

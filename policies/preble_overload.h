@@ -58,7 +58,13 @@ class TtftOverloadDetector {
     // Where the window's start and middle were last found: questions come
     // at times that never go back, so the next search walks on from there.
     uint64_t begin_hint = 0, middle_hint = 0;
+    // The last answer and the points it was about: a question about the
+    // same points has the same answer (rebalancing asks after almost every
+    // request; points arrive only with completions).
+    uint64_t answered_begin = UINT64_MAX, answered_middle = 0, answered_end = 0;
+    bool answer = false;
   };
+  bool Answer(Series& s, uint64_t begin, uint64_t middle, uint64_t end) const;
   // The answer from the running sums, or -1 when they cannot tell.
   int Estimate(const Series& s, uint64_t begin, uint64_t middle, uint64_t end) const;
   // Index, counted from the first point ever added, of the first point at
