@@ -42,17 +42,26 @@ bool TtftOverloadDetector::Overloaded(uint32_t node, uint32_t gpu, sim::Time now
   auto it = series_.find(Key(node, gpu));
   if (it == series_.end()) return false;
   Series& s = it->second;
+  const uint64_t end = s.dropped + s.points.size();
+  if (end == s.answered_end && now >= s.answered_at && now <= s.answered_until) return s.answer;
   const uint64_t begin = FirstAtOrAfter(s, now - window_, &s.begin_hint);
   const uint64_t middle = std::max(begin, FirstAtOrAfter(s, now - window_ / 2, &s.middle_hint));
-  const uint64_t end = s.dropped + s.points.size();
-  if (begin == middle || middle == end) return false;
-  if (begin == s.answered_begin && middle == s.answered_middle && end == s.answered_end) {
-    return s.answer;
+  // The first point at or after now − window stays `begin` while now is at
+  // most its time + window; the same for the middle.
+  auto until = [&s, end](uint64_t i, sim::Time span) {
+    return i == end ? sim::kNever : s.points[i - s.dropped].time + span;
+  };
+  const sim::Time stable = std::min(until(begin, window_), until(middle, window_ / 2));
+  if (begin == middle || middle == end) {
+    s.answer = false;
+  } else if (begin != s.answered_begin || middle != s.answered_middle || end != s.answered_end) {
+    s.answer = Answer(s, begin, middle, end);
   }
   s.answered_begin = begin;
   s.answered_middle = middle;
   s.answered_end = end;
-  s.answer = Answer(s, begin, middle, end);
+  s.answered_at = now;
+  s.answered_until = stable;
   return s.answer;
 }
 

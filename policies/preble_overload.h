@@ -18,6 +18,7 @@
 #define KVROUTE_POLICIES_PREBLE_OVERLOAD_H_
 
 #include <cstdint>
+#include <limits>
 #include <unordered_map>
 
 #include "sim/core/ring_deque.h"
@@ -60,8 +61,11 @@ class TtftOverloadDetector {
     uint64_t begin_hint = 0, middle_hint = 0;
     // The last answer and the points it was about: a question about the
     // same points has the same answer (rebalancing asks after almost every
-    // request; points arrive only with completions).
+    // request; points arrive only with completions). The window's halves
+    // keep their points from `answered_at` to `answered_until` unless a
+    // point is added.
     uint64_t answered_begin = UINT64_MAX, answered_middle = 0, answered_end = 0;
+    sim::Time answered_at = 0, answered_until = std::numeric_limits<sim::Time>::min();
     bool answer = false;
   };
   bool Answer(Series& s, uint64_t begin, uint64_t middle, uint64_t end) const;
