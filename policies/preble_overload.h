@@ -19,8 +19,9 @@
 
 #include <cstdint>
 #include <limits>
-#include <unordered_map>
+#include <vector>
 
+#include "models/hash_index.h"
 #include "sim/core/ring_deque.h"
 #include "sim/core/time.h"
 
@@ -38,7 +39,7 @@ class TtftOverloadDetector {
   // rename_node after a split passed the node's window entry to its parent.
   void Rename(uint32_t from, uint32_t to, uint32_t gpu);
   // delete_after_allocation.
-  void Erase(uint32_t node, uint32_t gpu) { series_.erase(Key(node, gpu)); }
+  void Erase(uint32_t node, uint32_t gpu);
 
  private:
   struct Point {
@@ -74,11 +75,17 @@ class TtftOverloadDetector {
   // Index, counted from the first point ever added, of the first point at
   // or after `t`; `hint` is where the last search for an earlier time ended.
   static uint64_t FirstAtOrAfter(const Series& s, sim::Time t, uint64_t* hint);
-  static uint64_t Key(uint32_t node, uint32_t gpu) { return (uint64_t{node} << 32) | gpu; }
+  // Non-zero, as the index wants.
+  static uint64_t Key(uint32_t node, uint32_t gpu) { return ((uint64_t{node} << 32) | gpu) + 1; }
+  // The pair's series, or nullptr.
+  Series* Find(uint32_t node, uint32_t gpu) const;
+  void Free(uint64_t key);
 
   sim::Time window_;
   double factor_;
-  mutable std::unordered_map<uint64_t, Series> series_;
+  models::HashIndex index_;             // Key(node, gpu) -> index in series_
+  mutable std::vector<Series> series_;  // a freed one keeps its storage for reuse
+  std::vector<uint32_t> free_;          // indexes of freed series
 };
 
 }  // namespace kvroute::policies
