@@ -216,8 +216,11 @@ class PreblePolicy : public Policy {
     for (uint32_t g = 0; g < gpus_; ++g) {
       if (view.healthy(g)) order_.push_back({histogram_.Cost(g, tpot_[g].Median(), true), g});
     }
-    std::stable_sort(order_.begin(), order_.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.cost > b.cost; });
+    // Costliest first, equal costs in replica order (a stable sort's order,
+    // without the buffer std::stable_sort allocates on every call).
+    std::sort(order_.begin(), order_.end(), [](const Candidate& a, const Candidate& b) {
+      return a.cost != b.cost ? a.cost > b.cost : a.node < b.node;
+    });
     for (size_t first = 0; first + 1 < order_.size(); ++first) {
       double& large_cost = order_[first].cost;
       double& small_cost = order_.back().cost;
