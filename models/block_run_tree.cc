@@ -175,12 +175,25 @@ uint32_t BlockRunTree::Allocate(uint32_t n) {
 // spare capacity, then grows the arena if less than half of it would be free
 // after the allocation that asked. Between two compactions at least half the
 // arena is allocated, so each costs O(1) per word allocated, and the arena
-// stays within 2 to 4 times the live runs.
+// stays within 2 to 4 times the live runs. A tree that only grows (Preble's
+// global tree) leaves nothing to reclaim: then nothing is moved.
 void BlockRunTree::Compact(uint32_t need) {
   scratch_.clear();
+  uint64_t live_words = 0;
   for (uint32_t id = 1; id < nodes_.size(); ++id) {
-    if (nodes_[id].parent != kNone) scratch_.push_back(id);
+    if (nodes_[id].parent == kNone) continue;
+    scratch_.push_back(id);
+    live_words += nodes_[id].length;
   }
+  if (live_words < top_) Reclaim();
+  const uint64_t wanted = uint64_t{top_} + need;
+  if (2 * wanted > uint64_t{runs_.size()}) {
+    runs_.resize(std::max<uint64_t>(2 * runs_.size(), 2 * wanted));
+  }
+}
+
+// Moves the runs of the nodes in scratch_ to the front of the arena.
+void BlockRunTree::Reclaim() {
   std::sort(scratch_.begin(), scratch_.end(),
             [this](uint32_t a, uint32_t b) { return nodes_[a].begin < nodes_[b].begin; });
   uint32_t write = 0;
@@ -192,10 +205,6 @@ void BlockRunTree::Compact(uint32_t need) {
     write += n.length;
   }
   top_ = write;
-  const uint64_t wanted = uint64_t{top_} + need;
-  if (2 * wanted > uint64_t{runs_.size()}) {
-    runs_.resize(std::max<uint64_t>(2 * runs_.size(), 2 * wanted));
-  }
 }
 
 std::string BlockRunTree::CheckInvariants() const {

@@ -138,6 +138,7 @@ class BlockRunTree {
   // growing the arena first if they are not there.
   uint32_t Allocate(uint32_t n);
   void Compact(uint32_t need);
+  void Reclaim();
 
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;

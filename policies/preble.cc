@@ -33,10 +33,10 @@
 // the next Route. Eviction modelling (enable_eviction, off in Preble) is not
 // implemented.
 #include <algorithm>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "models/hash_index.h"
 #include "policies/builtin_policies.h"
 #include "policies/cost_estimate.h"
 #include "policies/median_window.h"
@@ -46,6 +46,42 @@
 
 namespace kvroute::policies {
 namespace {
+
+// Request id -> first-token time, for the requests in flight after their
+// first token; allocates nothing once grown to the most ever in flight.
+class FirstTokenTimes {
+ public:
+  void Set(uint64_t id, sim::Time time) {
+    if (const uint32_t slot = index_.Find(Key(id)); slot != models::HashIndex::kAbsent) {
+      times_[slot] = time;
+      return;
+    }
+    uint32_t slot;
+    if (free_.empty()) {
+      slot = static_cast<uint32_t>(times_.size());
+      times_.push_back(time);
+    } else {
+      slot = free_.back();
+      free_.pop_back();
+      times_[slot] = time;
+    }
+    index_.Insert(Key(id), slot);
+  }
+  // The request's time, now forgotten, or kNever if none was set.
+  sim::Time Take(uint64_t id) {
+    const uint32_t slot = index_.Find(Key(id));
+    if (slot == models::HashIndex::kAbsent) return sim::kNever;
+    index_.Erase(Key(id));
+    free_.push_back(slot);
+    return times_[slot];
+  }
+
+ private:
+  static uint64_t Key(uint64_t id) { return id + 1; }  // non-zero: ids never reach 2^64 − 1
+  models::HashIndex index_;
+  std::vector<sim::Time> times_;
+  std::vector<uint32_t> free_;
+};
 
 class PreblePolicy : public Policy {
  public:
@@ -113,16 +149,12 @@ class PreblePolicy : public Policy {
   }
 
   void OnFirstToken(const models::Request& request, uint32_t, sim::Time now) override {
-    first_token_[request.id] = now;
+    first_token_.Set(request.id, now);
   }
 
   // finish_request: the TTFT detector, the references and the TPOT record.
   void OnComplete(const models::Request& request, uint32_t replica, sim::Time now) override {
-    sim::Time first = sim::kNever;
-    if (auto it = first_token_.find(request.id); it != first_token_.end()) {
-      first = it->second;
-      first_token_.erase(it);
-    }
+    const sim::Time first = first_token_.Take(request.id);
     const uint32_t leaf =
         request.block_hashes.empty() ? PrebleTree::kNone : tree_.Find(request.block_hashes);
     if (leaf != PrebleTree::kNone) {  // nodes are never removed: found if routed here
@@ -216,8 +248,11 @@ class PreblePolicy : public Policy {
     for (uint32_t g = 0; g < gpus_; ++g) {
       if (view.healthy(g)) order_.push_back({histogram_.Cost(g, tpot_[g].Median(), true), g});
     }
-    std::stable_sort(order_.begin(), order_.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.cost > b.cost; });
+    // Costliest first, equal costs in replica order (a stable sort's order,
+    // without the buffer std::stable_sort allocates on every call).
+    std::sort(order_.begin(), order_.end(), [](const Candidate& a, const Candidate& b) {
+      return a.cost != b.cost ? a.cost > b.cost : a.node < b.node;
+    });
     for (size_t first = 0; first + 1 < order_.size(); ++first) {
       double& large_cost = order_[first].cost;
       double& small_cost = order_.back().cost;
@@ -225,7 +260,7 @@ class PreblePolicy : public Policy {
       if (large_cost < high_load_ * small_cost) return;
       const double tpot = tpot_[large].Median();
       candidates_.clear();
-      for (uint32_t n : histogram_.NodesOn(large)) {
+      for (uint32_t n : histogram_.BusyNodesOn(large)) {
         if (tree_.large(n) && histogram_.Count(n) > 1) {
           candidates_.push_back({histogram_.NodeCost(n, large, tpot), n});
         }
@@ -271,7 +306,7 @@ class PreblePolicy : public Policy {
 
   uint64_t routed_ = 0, exploits_ = 0, moves_ = 0, replications_ = 0;
   Pending pending_;
-  std::unordered_map<uint64_t, sim::Time> first_token_;  // in flight after their first token
+  FirstTokenTimes first_token_;
   std::vector<PrebleTree::Split> splits_;
   std::vector<Candidate> order_, candidates_;  // scratch
 };

@@ -4,8 +4,9 @@
 #include <cmath>
 
 // Invariants: a node is in the window iff it owns a slot; a slot's `listed`
-// GPUs are exactly its node's allocation, and the per-GPU sums hold, for each
-// of them, the slot's share and refs·decode_tokens (busy sums only when
+// GPUs are exactly its node's allocation, it is in lists_ of each of them
+// (and in busy_lists_ when `busy`), and the per-GPU sums hold, for each of
+// them, the slot's share and refs·decode_tokens (busy sums only when
 // `busy`). Every change to those inputs retracts the slot's terms first and
 // applies them again after.
 
@@ -21,7 +22,8 @@ PrebleHistogram::PrebleHistogram(PrebleTree& tree, const CostEstimator& cost, ui
       busy_prefill_ns_(gpus, 0),
       decode_(gpus, 0),
       busy_decode_(gpus, 0),
-      lists_(gpus) {}
+      lists_(gpus),
+      busy_lists_(gpus) {}
 
 void PrebleHistogram::SetSlot(uint32_t node, uint32_t slot) {
   if (tree_.size() > slot_of_.size()) {
@@ -42,20 +44,34 @@ uint32_t PrebleHistogram::Count(uint32_t node) const {
   return slot == kNone ? 0 : static_cast<uint32_t>(stats_[slot].count);
 }
 
-void PrebleHistogram::Unlist(uint32_t slot, uint32_t gpu, uint32_t index) {
+// Swaps the last entry of a list into the node's place and tells the node
+// that was last where it now is.
+void PrebleHistogram::Unlist(uint32_t slot, const Listing& listing) {
+  const uint32_t gpu = listing.gpu;
   std::vector<uint32_t>& list = lists_[gpu];
   const uint32_t moved = list.back();
-  list[index] = moved;
+  list[listing.index] = moved;
   list.pop_back();
-  if (moved == stats_[slot].node) return;
-  for (auto& [g, i] : stats_[slot_of_[moved]].listed) {
-    if (g == gpu) i = index;
+  if (moved != stats_[slot].node) {
+    for (Listing& l : stats_[slot_of_[moved]].listed) {
+      if (l.gpu == gpu) l.index = listing.index;
+    }
+  }
+  if (listing.busy_index == kNone) return;
+  std::vector<uint32_t>& busy = busy_lists_[gpu];
+  const uint32_t busy_moved = busy.back();
+  busy[listing.busy_index] = busy_moved;
+  busy.pop_back();
+  if (busy_moved == stats_[slot].node) return;
+  for (Listing& l : stats_[slot_of_[busy_moved]].listed) {
+    if (l.gpu == gpu) l.busy_index = listing.busy_index;
   }
 }
 
 void PrebleHistogram::Retract(uint32_t slot) {
   Stat& s = stats_[slot];
-  for (const auto& [gpu, index] : s.listed) {
+  for (const Listing& listing : s.listed) {
+    const uint32_t gpu = listing.gpu;
     const int64_t decode = static_cast<int64_t>(tree_.refs(s.node, gpu)) * s.decode_tokens;
     prefill_ns_[gpu] -= s.share_ns;
     decode_[gpu] -= decode;
@@ -63,7 +79,7 @@ void PrebleHistogram::Retract(uint32_t slot) {
       busy_prefill_ns_[gpu] -= s.share_ns;
       busy_decode_[gpu] -= decode;
     }
-    Unlist(slot, gpu, index);
+    Unlist(slot, listing);
   }
   s.listed.clear();
 }
@@ -95,8 +111,13 @@ void PrebleHistogram::Apply(uint32_t slot) {
       busy_prefill_ns_[gpu] += s.share_ns;
       busy_decode_[gpu] += decode;
     }
-    s.listed.emplace_back(gpu, static_cast<uint32_t>(lists_[gpu].size()));
+    Listing listing{gpu, static_cast<uint32_t>(lists_[gpu].size()), kNone};
     lists_[gpu].push_back(s.node);
+    if (s.busy) {
+      listing.busy_index = static_cast<uint32_t>(busy_lists_[gpu].size());
+      busy_lists_[gpu].push_back(s.node);
+    }
+    s.listed.push_back(listing);
   }
 }
 
@@ -150,7 +171,9 @@ void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
       if (slot != kNone) Apply(slot);
     }
     if (WindowBelow(n) > (slot != kNone ? 1u : 0u)) {
-      stack_.insert(stack_.end(), tree_.children(n).begin(), tree_.children(n).end());
+      for (uint32_t c = tree_.first_child(n); c != PrebleTree::kNone; c = tree_.next_sibling(c)) {
+        stack_.push_back(c);
+      }
     }
   }
 }

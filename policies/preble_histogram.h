@@ -65,6 +65,10 @@ class PrebleHistogram {
 
   // Window nodes allocated to `gpu`, in no particular order.
   std::span<const uint32_t> NodesOn(uint32_t gpu) const { return lists_[gpu]; }
+  // The NodesOn(gpu) with Count ≥ 2, in no particular order: rebalancing's
+  // candidates, asked after almost every request, are among these few rather
+  // than the window's many nodes seen once.
+  std::span<const uint32_t> BusyNodesOn(uint32_t gpu) const { return busy_lists_[gpu]; }
   bool InWindow(uint32_t node) const { return SlotOf(node) != kNone; }
   uint32_t Count(uint32_t node) const;
   size_t window_nodes() const { return stats_.size() - free_.size(); }
@@ -73,6 +77,12 @@ class PrebleHistogram {
   static constexpr uint32_t kNone = UINT32_MAX;
   static constexpr int64_t kBusyCount = 2;
 
+  // Where a window node is listed for one GPU of its allocation.
+  struct Listing {
+    uint32_t gpu;
+    uint32_t index;       // in lists_[gpu]
+    uint32_t busy_index;  // in busy_lists_[gpu], kNone unless busy
+  };
   // One important node's window statistics and the terms it has added to
   // the sums (for exactly the GPUs it is listed on, = its allocation).
   struct Stat {
@@ -85,7 +95,7 @@ class PrebleHistogram {
     bool busy = false;                                 // applied with count ≥ 2
     uint32_t prefill_blocks = 0, prefill_context = 0;  // the geometry prefill_s is for
     double prefill_s = 0;
-    std::vector<std::pair<uint32_t, uint32_t>> listed;  // (gpu, index in lists_[gpu])
+    std::vector<Listing> listed;  // one per GPU of the allocation
   };
   struct Entry {
     sim::Time time;
@@ -100,7 +110,7 @@ class PrebleHistogram {
   }
   void Retract(uint32_t slot);
   void Apply(uint32_t slot);
-  void Unlist(uint32_t slot, uint32_t gpu, uint32_t index);
+  void Unlist(uint32_t slot, const Listing& listing);
   void Expire(sim::Time now);
   void SetSlot(uint32_t node, uint32_t slot);
 
@@ -116,6 +126,7 @@ class PrebleHistogram {
   std::vector<int64_t> prefill_ns_, busy_prefill_ns_;  // per GPU
   std::vector<int64_t> decode_, busy_decode_;          // Σ ref·decode tokens per GPU
   std::vector<std::vector<uint32_t>> lists_;           // per GPU: window nodes allocated to it
+  std::vector<std::vector<uint32_t>> busy_lists_;      // per GPU: those of lists_ that are busy
   std::vector<uint32_t> stack_;                        // scratch for MoveSubtree
 };
 

@@ -7,7 +7,24 @@
 namespace kvroute::policies {
 
 void TtftOverloadDetector::Add(sim::Time now, uint32_t node, uint32_t gpu, double ttft_s) {
-  Series& s = series_[Key(node, gpu)];
+  Series* found = Find(node, gpu);
+  if (found == nullptr) {
+    uint32_t index;
+    if (free_.empty()) {
+      index = static_cast<uint32_t>(series_.size());
+      series_.emplace_back();
+    } else {
+      index = free_.back();
+      free_.pop_back();
+      sim::RingDeque<Point> points = std::move(series_[index].points);
+      points.clear();
+      series_[index] = Series{};
+      series_[index].points = std::move(points);
+    }
+    index_.Insert(Key(node, gpu), index);
+    found = &series_[index];
+  }
+  Series& s = *found;
   s.points.push_back({now, ttft_s, s.total});
   s.total += ttft_s;
   ++s.added;
@@ -39,13 +56,34 @@ uint64_t TtftOverloadDetector::FirstAtOrAfter(const Series& s, sim::Time t, uint
 }
 
 bool TtftOverloadDetector::Overloaded(uint32_t node, uint32_t gpu, sim::Time now) const {
-  auto it = series_.find(Key(node, gpu));
-  if (it == series_.end()) return false;
-  Series& s = it->second;
+  Series* found = Find(node, gpu);
+  if (found == nullptr) return false;
+  Series& s = *found;
+  const uint64_t end = s.dropped + s.points.size();
+  if (end == s.answered_end && now >= s.answered_at && now <= s.answered_until) return s.answer;
   const uint64_t begin = FirstAtOrAfter(s, now - window_, &s.begin_hint);
   const uint64_t middle = std::max(begin, FirstAtOrAfter(s, now - window_ / 2, &s.middle_hint));
-  const uint64_t end = s.dropped + s.points.size();
-  if (begin == middle || middle == end) return false;
+  // The first point at or after now − window stays `begin` while now is at
+  // most its time + window; the same for the middle.
+  auto until = [&s, end](uint64_t i, sim::Time span) {
+    return i == end ? sim::kNever : s.points[i - s.dropped].time + span;
+  };
+  const sim::Time stable = std::min(until(begin, window_), until(middle, window_ / 2));
+  if (begin == middle || middle == end) {
+    s.answer = false;
+  } else if (begin != s.answered_begin || middle != s.answered_middle || end != s.answered_end) {
+    s.answer = Answer(s, begin, middle, end);
+  }
+  s.answered_begin = begin;
+  s.answered_middle = middle;
+  s.answered_end = end;
+  s.answered_at = now;
+  s.answered_until = stable;
+  return s.answer;
+}
+
+// The halves [begin, middle) and [middle, end) compared, as the full scan does.
+bool TtftOverloadDetector::Answer(Series& s, uint64_t begin, uint64_t middle, uint64_t end) const {
   if (const int estimate = Estimate(s, begin, middle, end); estimate >= 0) return estimate == 1;
   auto at = [&s](uint64_t i) { return s.points[i - s.dropped].ttft_s; };
   // Each half is summed left to right, as the scan over the window does:
@@ -99,11 +137,27 @@ int TtftOverloadDetector::Estimate(const Series& s, uint64_t begin, uint64_t mid
   return -1;
 }
 
+TtftOverloadDetector::Series* TtftOverloadDetector::Find(uint32_t node, uint32_t gpu) const {
+  const uint32_t index = index_.Find(Key(node, gpu));
+  return index == models::HashIndex::kAbsent ? nullptr : &series_[index];
+}
+
+void TtftOverloadDetector::Free(uint64_t key) {
+  const uint32_t index = index_.Find(key);
+  if (index == models::HashIndex::kAbsent) return;
+  index_.Erase(key);
+  free_.push_back(index);
+}
+
+void TtftOverloadDetector::Erase(uint32_t node, uint32_t gpu) { Free(Key(node, gpu)); }
+
+// The pair's series replaces any series `to` had.
 void TtftOverloadDetector::Rename(uint32_t from, uint32_t to, uint32_t gpu) {
-  auto it = series_.find(Key(from, gpu));
-  if (it == series_.end()) return;
-  series_[Key(to, gpu)] = std::move(it->second);
-  series_.erase(Key(from, gpu));
+  const uint32_t index = index_.Find(Key(from, gpu));
+  if (index == models::HashIndex::kAbsent) return;
+  Free(Key(to, gpu));
+  index_.Erase(Key(from, gpu));
+  index_.Insert(Key(to, gpu), index);
 }
 
 }  // namespace kvroute::policies

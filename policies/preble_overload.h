@@ -18,8 +18,10 @@
 #define KVROUTE_POLICIES_PREBLE_OVERLOAD_H_
 
 #include <cstdint>
-#include <unordered_map>
+#include <limits>
+#include <vector>
 
+#include "models/hash_index.h"
 #include "sim/core/ring_deque.h"
 #include "sim/core/time.h"
 
@@ -37,7 +39,7 @@ class TtftOverloadDetector {
   // rename_node after a split passed the node's window entry to its parent.
   void Rename(uint32_t from, uint32_t to, uint32_t gpu);
   // delete_after_allocation.
-  void Erase(uint32_t node, uint32_t gpu) { series_.erase(Key(node, gpu)); }
+  void Erase(uint32_t node, uint32_t gpu);
 
  private:
   struct Point {
@@ -58,17 +60,32 @@ class TtftOverloadDetector {
     // Where the window's start and middle were last found: questions come
     // at times that never go back, so the next search walks on from there.
     uint64_t begin_hint = 0, middle_hint = 0;
+    // The last answer and the points it was about: a question about the
+    // same points has the same answer (rebalancing asks after almost every
+    // request; points arrive only with completions). The window's halves
+    // keep their points from `answered_at` to `answered_until` unless a
+    // point is added.
+    uint64_t answered_begin = UINT64_MAX, answered_middle = 0, answered_end = 0;
+    sim::Time answered_at = 0, answered_until = std::numeric_limits<sim::Time>::min();
+    bool answer = false;
   };
+  bool Answer(Series& s, uint64_t begin, uint64_t middle, uint64_t end) const;
   // The answer from the running sums, or -1 when they cannot tell.
   int Estimate(const Series& s, uint64_t begin, uint64_t middle, uint64_t end) const;
   // Index, counted from the first point ever added, of the first point at
   // or after `t`; `hint` is where the last search for an earlier time ended.
   static uint64_t FirstAtOrAfter(const Series& s, sim::Time t, uint64_t* hint);
-  static uint64_t Key(uint32_t node, uint32_t gpu) { return (uint64_t{node} << 32) | gpu; }
+  // Non-zero, as the index wants.
+  static uint64_t Key(uint32_t node, uint32_t gpu) { return ((uint64_t{node} << 32) | gpu) + 1; }
+  // The pair's series, or nullptr.
+  Series* Find(uint32_t node, uint32_t gpu) const;
+  void Free(uint64_t key);
 
   sim::Time window_;
   double factor_;
-  mutable std::unordered_map<uint64_t, Series> series_;
+  models::HashIndex index_;             // Key(node, gpu) -> index in series_
+  mutable std::vector<Series> series_;  // a freed one keeps its storage for reuse
+  std::vector<uint32_t> free_;          // indexes of freed series
 };
 
 }  // namespace kvroute::policies

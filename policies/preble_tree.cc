@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 // Invariants: nodes are never removed, so runs_ numbers them in creation
-// order as nodes_ does, the root 0.
+// order as nodes_ does, the root 0. A node's children list holds exactly the
+// nodes whose runs_ parent it is. An allocation or reference list, once
+// spilled, is the node's own vector and the fields held in the node are
+// unused (gpus still counts the allocation); unspilled, gpus <= 1.
 
 namespace kvroute::policies {
 
@@ -13,24 +17,58 @@ PrebleTree::PrebleTree() { nodes_.emplace_back(); }
 uint32_t PrebleTree::NewNode(uint32_t parent, models::BlockChain chain, uint32_t from) {
   const uint32_t id = runs_.AddChild(parent, chain, from, chain.size());
   nodes_.emplace_back();
-  nodes_[id].written = ++clock_;  // empty, and unaffected by earlier moves above it
-  nodes_[parent].children.push_back(id);
+  Node& node = nodes_[id];
+  node.written = ++clock_;  // empty, and unaffected by earlier moves above it
+  Node& up = nodes_[parent];
+  node.prev_sibling = up.last_child;
+  if (up.last_child != kNone) {
+    nodes_[up.last_child].next_sibling = id;
+  } else {
+    up.first_child = id;
+  }
+  up.last_child = id;
   return id;
 }
 
-// LPRadixCache._split_node: the new parent keeps the first `keep` blocks and
-// copies the child's allocation and reference counts.
+// The allocation as last written and the reference counts, with their time.
+void PrebleTree::CopyState(uint32_t from, uint32_t to) {
+  Node& a = nodes_[from];
+  Node& b = nodes_[to];
+  b.written = a.written;
+  b.gpus = a.gpus;
+  b.gpu = a.gpu;
+  if (a.allocation_spill != kNone) {
+    std::vector<uint32_t> copy = allocations_[a.allocation_spill];
+    b.allocation_spill = static_cast<uint32_t>(allocations_.size());
+    allocations_.push_back(std::move(copy));
+  }
+  b.ref_gpu = a.ref_gpu;
+  b.ref_count = a.ref_count;
+  if (a.refs_spill != kNone) {
+    Refs copy = refs_[a.refs_spill];
+    b.refs_spill = static_cast<uint32_t>(refs_.size());
+    refs_.push_back(std::move(copy));
+  }
+}
+
+// LPRadixCache._split_node: the new parent keeps the first `keep` blocks,
+// takes the child's place among its siblings and copies the child's
+// allocation and reference counts.
 uint32_t PrebleTree::SplitNode(uint32_t child, uint32_t keep) {
   const uint32_t up = runs_.parent(child);
   const uint32_t id = runs_.Split(child, keep);
   nodes_.emplace_back();
   Node& node = nodes_[id];
-  const Node& old = nodes_[child];
-  node.children.push_back(child);
-  node.allocation = old.allocation;  // with its time, so it resolves as the child does
-  node.written = old.written;
-  node.refs = old.refs;
-  std::replace(nodes_[up].children.begin(), nodes_[up].children.end(), child, id);
+  Node& old = nodes_[child];
+  node.prev_sibling = old.prev_sibling;
+  node.next_sibling = old.next_sibling;
+  (node.prev_sibling != kNone ? nodes_[node.prev_sibling].next_sibling : nodes_[up].first_child) =
+      id;
+  (node.next_sibling != kNone ? nodes_[node.next_sibling].prev_sibling : nodes_[up].last_child) =
+      id;
+  node.first_child = node.last_child = child;
+  old.prev_sibling = old.next_sibling = kNone;
+  CopyState(child, id);  // with its time, so it resolves as the child does
   return id;
 }
 
@@ -68,6 +106,21 @@ uint32_t PrebleTree::Find(std::span<const uint64_t> chain) const {
   return node;
 }
 
+std::span<const uint32_t> PrebleTree::written_allocation(uint32_t node) const {
+  const Node& n = nodes_[node];
+  if (n.allocation_spill != kNone) return allocations_[n.allocation_spill];
+  return {&n.gpu, n.gpus};
+}
+
+std::vector<uint32_t>& PrebleTree::SpilledAllocation(uint32_t node) {
+  Node& n = nodes_[node];
+  if (n.allocation_spill == kNone) {
+    n.allocation_spill = static_cast<uint32_t>(allocations_.size());
+    allocations_.emplace_back(&n.gpu, &n.gpu + n.gpus);
+  }
+  return allocations_[n.allocation_spill];
+}
+
 // The node's own allocation, unless an ancestor's subtree moved after it
 // was written: then the latest such move's GPU.
 std::span<const uint32_t> PrebleTree::allocation(uint32_t node) const {
@@ -81,7 +134,7 @@ std::span<const uint32_t> PrebleTree::allocation(uint32_t node) const {
     }
   }
   if (gpu != nullptr) return {gpu, 1};
-  return self.allocation;
+  return written_allocation(node);
 }
 
 bool PrebleTree::allocated(uint32_t node, uint32_t gpu) const {
@@ -93,17 +146,31 @@ bool PrebleTree::Allocate(uint32_t node, uint32_t gpu) {
   std::span<const uint32_t> current = allocation(node);
   if (std::binary_search(current.begin(), current.end(), gpu)) return false;
   Node& self = nodes_[node];
-  if (current.data() != self.allocation.data())
-    self.allocation.assign(current.begin(), current.end());
-  self.allocation.insert(std::lower_bound(self.allocation.begin(), self.allocation.end(), gpu),
-                         gpu);
+  if (current.empty() && self.allocation_spill == kNone) {
+    self.gpus = 1;
+    self.gpu = gpu;
+  } else {
+    // `current` is the node's own GPUs or a moved ancestor's one, neither of
+    // which spilling moves.
+    std::vector<uint32_t>& gpus = SpilledAllocation(node);
+    if (current.data() != gpus.data()) gpus.assign(current.begin(), current.end());
+    gpus.insert(std::lower_bound(gpus.begin(), gpus.end(), gpu), gpu);
+    self.gpus = static_cast<uint32_t>(gpus.size());
+  }
   self.written = ++clock_;
   return true;
 }
 
 void PrebleTree::SetAllocation(uint32_t node, std::span<const uint32_t> gpus) {
-  nodes_[node].allocation.assign(gpus.begin(), gpus.end());
-  nodes_[node].written = ++clock_;
+  Node& self = nodes_[node];
+  if (self.allocation_spill == kNone && gpus.size() <= 1) {
+    self.gpus = static_cast<uint32_t>(gpus.size());
+    if (!gpus.empty()) self.gpu = gpus[0];
+  } else {
+    SpilledAllocation(node).assign(gpus.begin(), gpus.end());
+    self.gpus = static_cast<uint32_t>(gpus.size());
+  }
+  self.written = ++clock_;
 }
 
 void PrebleTree::MoveSubtree(uint32_t node, uint32_t gpu) {
@@ -114,14 +181,36 @@ void PrebleTree::MoveSubtree(uint32_t node, uint32_t gpu) {
 }
 
 uint32_t PrebleTree::refs(uint32_t node, uint32_t gpu) const {
-  for (const auto& [g, count] : nodes_[node].refs) {
+  const Node& n = nodes_[node];
+  if (n.refs_spill == kNone) return n.ref_count > 0 && n.ref_gpu == gpu ? n.ref_count : 0;
+  for (const auto& [g, count] : refs_[n.refs_spill]) {
     if (g == gpu) return count;
   }
   return 0;
 }
 
+// A release may find no reference of this replica on a node of the path
+// (the path's references were counted under another replica or already
+// released): counts never go below zero, so there is nothing to take back.
 void PrebleTree::AddRefs(uint32_t node, uint32_t gpu, int delta) {
-  auto& refs = nodes_[node].refs;
+  Node& n = nodes_[node];
+  if (n.refs_spill == kNone) {
+    if (n.ref_count > 0 && n.ref_gpu == gpu) {
+      assert(static_cast<int64_t>(n.ref_count) + delta >= 0);
+      n.ref_count = static_cast<uint32_t>(static_cast<int64_t>(n.ref_count) + delta);
+      return;
+    }
+    if (delta <= 0) return;
+    if (n.ref_count == 0) {
+      n.ref_gpu = gpu;
+      n.ref_count = static_cast<uint32_t>(delta);
+      return;
+    }
+    n.refs_spill = static_cast<uint32_t>(refs_.size());
+    refs_.push_back({{n.ref_gpu, n.ref_count}});
+    n.ref_count = 0;
+  }
+  Refs& refs = refs_[n.refs_spill];
   for (size_t i = 0; i < refs.size(); ++i) {
     if (refs[i].first != gpu) continue;
     assert(static_cast<int64_t>(refs[i].second) + delta >= 0);
@@ -132,9 +221,6 @@ void PrebleTree::AddRefs(uint32_t node, uint32_t gpu, int delta) {
     }
     return;
   }
-  // A release may find no reference of this replica on a node of the path
-  // (the path's references were counted under another replica or already
-  // released): counts never go below zero, so there is nothing to take back.
   if (delta > 0) refs.emplace_back(gpu, static_cast<uint32_t>(delta));
 }
 

@@ -49,7 +49,11 @@ class PrebleTree {
   uint32_t Find(std::span<const uint64_t> chain) const;
 
   uint32_t parent(uint32_t node) const { return runs_.parent(node); }
-  const std::vector<uint32_t>& children(uint32_t node) const { return nodes_[node].children; }
+  // A node's children in the order they were added (a split's new node in
+  // the place of the node it split), each followed by next_sibling; kNone
+  // ends the list.
+  uint32_t first_child(uint32_t node) const { return nodes_[node].first_child; }
+  uint32_t next_sibling(uint32_t node) const { return nodes_[node].next_sibling; }
   // Preble's num_tokens, context_length and context_so_far, in blocks.
   uint32_t blocks(uint32_t node) const { return runs_.length(node); }
   uint32_t context_blocks(uint32_t node) const { return runs_.end_depth(node); }
@@ -74,21 +78,37 @@ class PrebleTree {
   void AddRefs(uint32_t node, uint32_t gpu, int delta);
 
  private:
+  // A node's GPUs and reference counts are one entry each for almost every
+  // node (a prompt's own leaf), held in the node; a node that ever needs more
+  // (a shared prefix) spills them to a vector of its own in allocations_ or
+  // refs_, which it keeps. So routing allocates only for shared prefixes.
   struct Node {
-    std::vector<uint32_t> children;
-    std::vector<uint32_t> allocation;  // as last written, at `written`
-    uint64_t written = 0;
-    uint64_t moved = 0;  // when MoveSubtree last gave the subtree to `moved_to`
+    uint32_t first_child = kNone, last_child = kNone;
+    uint32_t next_sibling = kNone, prev_sibling = kNone;
+    uint64_t written = 0;  // when the allocation was last written
+    uint64_t moved = 0;    // when MoveSubtree last gave the subtree to `moved_to`
     uint32_t moved_to = 0;
-    std::vector<std::pair<uint32_t, uint32_t>> refs;  // (gpu, count > 0)
+    uint32_t gpus = 0;                    // the allocation's size, as last written
+    uint32_t gpu = 0;                     // its only GPU when gpus == 1 and not spilled
+    uint32_t allocation_spill = kNone;    // index in allocations_, or kNone
+    uint32_t ref_gpu = 0, ref_count = 0;  // the one (gpu, count > 0) if any, when not spilled
+    uint32_t refs_spill = kNone;          // index in refs_, or kNone
   };
+  using Refs = std::vector<std::pair<uint32_t, uint32_t>>;  // (gpu, count > 0)
+
+  std::span<const uint32_t> written_allocation(uint32_t node) const;
+  // Makes the node's allocation spilled (keeping its GPUs) and returns it.
+  std::vector<uint32_t>& SpilledAllocation(uint32_t node);
+  void CopyState(uint32_t from, uint32_t to);
 
   uint32_t NewNode(uint32_t parent, models::BlockChain chain, uint32_t from);
   uint32_t SplitNode(uint32_t child, uint32_t keep);
 
   models::BlockRunTree runs_;  // the tree's shape and runs; ids index nodes_
   std::vector<Node> nodes_;
-  uint64_t clock_ = 0;  // orders allocation writes and moves
+  std::vector<std::vector<uint32_t>> allocations_;  // spilled allocations, ascending
+  std::vector<Refs> refs_;                          // spilled reference counts
+  uint64_t clock_ = 0;                              // orders allocation writes and moves
 };
 
 }  // namespace kvroute::policies

@@ -183,6 +183,22 @@ TEST(TtftOverloadDetectorTest, SecondHalfAtLeastTwiceTheFirstIsOverloaded) {
   EXPECT_FALSE(detector.Overloaded(7, 0, FromSeconds(160)));
 }
 
+TEST(TtftOverloadDetectorTest, ARenameReplacesTheTargetAndAnErasedPairStartsAfresh) {
+  TtftOverloadDetector detector(FromSeconds(180), 2);
+  detector.Add(FromSeconds(10), 7, 0, 0.1);
+  detector.Add(FromSeconds(150), 7, 0, 0.2);
+  detector.Add(FromSeconds(10), 9, 0, 0.1);
+  detector.Rename(7, 9, 0);  // 9's own points are gone: 7's replace them
+  EXPECT_TRUE(detector.Overloaded(9, 0, FromSeconds(160)));
+  detector.Erase(9, 0);
+  EXPECT_FALSE(detector.Overloaded(9, 0, FromSeconds(160)));
+  // A new pair reuses the erased one's storage but none of its points.
+  detector.Add(FromSeconds(150), 8, 0, 0.2);
+  EXPECT_FALSE(detector.Overloaded(8, 0, FromSeconds(160)));  // no first half
+  detector.Add(FromSeconds(155), 8, 0, 0.4);
+  EXPECT_FALSE(detector.Overloaded(8, 0, FromSeconds(160)));
+}
+
 // The policy through its interface: requests carry hand-made block chains.
 class PreblePolicyTest : public ::testing::Test {
  protected:
