@@ -4,6 +4,8 @@
 #include <cassert>
 #include <string>
 
+#include "sim/core/slot_pool.h"
+
 // The cached blocks form a tree (a block's parent is the one before it in its
 // chain); tree_ stores it as runs of blocks, and everything the block-level
 // semantics of kv_cache.h track per block is uniform along a node's run:
@@ -235,14 +237,7 @@ void KvCache::QueueFreeBlocks(uint32_t blocks) {
     free_runs_[list_tail_ & ~kFreeRun].blocks += blocks;  // queued blocks are alike
     return;
   }
-  uint32_t index;
-  if (spare_free_runs_.empty()) {
-    index = static_cast<uint32_t>(free_runs_.size());
-    free_runs_.emplace_back();
-  } else {
-    index = spare_free_runs_.back();
-    spare_free_runs_.pop_back();
-  }
+  const uint32_t index = sim::TakeSlot(free_runs_, spare_free_runs_);
   free_runs_[index].blocks = blocks;
   ListAppend(index | kFreeRun);
 }

@@ -6,6 +6,7 @@
 #include "models/prompt_salts.h"
 #include "sim/core/hashing.h"
 #include "sim/core/random_stream.h"
+#include "sim/core/slot_pool.h"
 
 namespace kvroute::models {
 namespace {
@@ -158,14 +159,7 @@ bool SessionSource::Next(Request* out) {
   };
   // A session starting before the earliest pending step goes first.
   if (fresh_ != sim::kNever && (pending_.empty() || fresh_ < pending_.front().arrival)) {
-    uint32_t slot;
-    if (free_.empty()) {
-      slot = static_cast<uint32_t>(sessions_.size());
-      sessions_.emplace_back();
-    } else {
-      slot = free_.back();
-      free_.pop_back();
-    }
+    const uint32_t slot = sim::TakeSlot(sessions_, free_);
     planner_.Draw(next_session_++, &sessions_[slot]);
     pending_.push_back({fresh_, next_order_++, slot});
     std::push_heap(pending_.begin(), pending_.end(), later);

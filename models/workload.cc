@@ -5,6 +5,7 @@
 
 #include "models/prompt_salts.h"
 #include "sim/core/hashing.h"
+#include "sim/core/slot_pool.h"
 
 namespace kvroute::models {
 namespace {
@@ -162,14 +163,7 @@ void WorkloadGenerator::KeyLoadAt(sim::Time t, std::vector<double>* out) const {
 }
 
 void WorkloadGenerator::StartSession(sim::Time arrival) {
-  uint32_t slot;
-  if (free_slots_.empty()) {
-    slot = static_cast<uint32_t>(sessions_.size());
-    sessions_.emplace_back();
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-  }
+  const uint32_t slot = sim::TakeSlot(sessions_, free_slots_);
   Session& s = sessions_[slot];
   s.id = next_session_++;
   s.key = clients_ ? fresh_key_ : DrawKey(arrival);

@@ -43,6 +43,7 @@
 #include "policies/preble_histogram.h"
 #include "policies/preble_overload.h"
 #include "policies/preble_tree.h"
+#include "sim/core/slot_pool.h"
 
 namespace kvroute::policies {
 namespace {
@@ -56,15 +57,8 @@ class FirstTokenTimes {
       times_[slot] = time;
       return;
     }
-    uint32_t slot;
-    if (free_.empty()) {
-      slot = static_cast<uint32_t>(times_.size());
-      times_.push_back(time);
-    } else {
-      slot = free_.back();
-      free_.pop_back();
-      times_[slot] = time;
-    }
+    const uint32_t slot = sim::TakeSlot(times_, free_);
+    times_[slot] = time;
     index_.Insert(Key(id), slot);
   }
   // The request's time, now forgotten, or kNever if none was set.

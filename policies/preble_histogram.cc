@@ -3,6 +3,8 @@
 #include <cassert>
 #include <cmath>
 
+#include "sim/core/slot_pool.h"
+
 // Invariants: a node is in the window iff it owns a slot; a slot's `listed`
 // GPUs are exactly its node's allocation, it is in lists_ of each of them
 // (and in busy_lists_ when `busy`), and the per-GPU sums hold, for each of
@@ -196,13 +198,7 @@ void PrebleHistogram::Record(sim::Time now, uint32_t important, uint32_t leaf,
                              uint32_t decode_tokens) {
   uint32_t slot = SlotOf(important);
   if (slot == kNone) {
-    if (free_.empty()) {
-      slot = static_cast<uint32_t>(stats_.size());
-      stats_.emplace_back();
-    } else {
-      slot = free_.back();
-      free_.pop_back();
-    }
+    slot = sim::TakeSlot(stats_, free_);
     Stat& s = stats_[slot];
     s.node = important;
     s.count = s.hit_tokens = s.prompt_tokens = 0;

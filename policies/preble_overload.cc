@@ -4,23 +4,19 @@
 #include <limits>
 #include <utility>
 
+#include "sim/core/slot_pool.h"
+
 namespace kvroute::policies {
 
 void TtftOverloadDetector::Add(sim::Time now, uint32_t node, uint32_t gpu, double ttft_s) {
   Series* found = Find(node, gpu);
   if (found == nullptr) {
-    uint32_t index;
-    if (free_.empty()) {
-      index = static_cast<uint32_t>(series_.size());
-      series_.emplace_back();
-    } else {
-      index = free_.back();
-      free_.pop_back();
-      sim::RingDeque<Point> points = std::move(series_[index].points);
-      points.clear();
-      series_[index] = Series{};
-      series_[index].points = std::move(points);
-    }
+    const uint32_t index = sim::TakeSlot(series_, free_);
+    // A reused series starts afresh but keeps its points' storage.
+    sim::RingDeque<Point> points = std::move(series_[index].points);
+    points.clear();
+    series_[index] = Series{};
+    series_[index].points = std::move(points);
     index_.Insert(Key(node, gpu), index);
     found = &series_[index];
   }
