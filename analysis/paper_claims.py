@@ -1,14 +1,14 @@
 """Verdict tables of the paper tables (analysis/paper_tables.py): a published value beside
 kvroute's mean [95% CI] and the verdict of analysis/paper_stats.py's rule."""
 from paper_results import table
-from paper_stats import Stats, published_text, verdict
+from paper_stats import Stats, digits_near, published_text, verdict
 
 
 def claims(rows, header="claim (capacity ratio)"):
     """A verdict table: rows of (claim, ratio Stats, published ratio low[, high])."""
     out = []
     for claim, stats, *published in rows:
-        out.append([claim, published_text(*published), stats.text(2, "×"),
+        out.append([claim, published_text(*published), stats.text(digits_near(stats), "×"),
                     f"**{verdict(stats, *published)}**"])
     return table([header, "paper", "kvroute: mean [95% CI] over seeds", "verdict"], out)
 
@@ -16,7 +16,7 @@ def claims(rows, header="claim (capacity ratio)"):
 def value_claims(rows, over="seeds"):
     """A verdict table on published values that are not ratios (a share, a cost in points):
     rows of (claim, Stats over seeds, published value, unit); "no effect" is 0."""
-    out = [[claim, f"{published:.3g}{unit}", stats.text(1, unit),
+    out = [[claim, f"{published:.3g}{unit}", stats.text(digits_near(stats, 0, 1), unit),
             f"**{verdict(stats, published, null=0)}**"] for claim, stats, published, unit in rows]
     return table(["claim", "paper", f"kvroute: mean [95% CI] over {over}", "verdict"], out)
 

@@ -19,6 +19,10 @@ The one place where the reproduction's numbers become claims (issue 13):
   holds 1 and lies within [r_lo / 1.5, r_hi × 1.5]; a tie has no direction.
   A published quantity that is not a ratio (a share, or a cost in points,
   whose "no effect" is 0) takes the same rule with 0 in place of 1.
+- a published "no capacity" (nothing passes the paper's grid, whose first load
+  is L) has no ratio to test: it is reproduced when at every seed the
+  capacity is known to lie below L (the seed fails L or a lower load), and
+  not reproduced otherwise.
 
 Pure Python (no NumPy), so that tests/analysis/paper_stats_test.py runs
 anywhere the test suite does.
@@ -91,6 +95,15 @@ class Stats:
             note = f"{len(self.censored)}/{seeds} censored: {bounds}"
             parts.append(f"({note})" if self.values else note)
         return " ".join(parts) if parts else "—"
+
+
+def digits_near(stats, null=1.0, digits=2):
+    """`digits`, or one more when a CI bound would print as the null without being it (a CI
+    that excludes 1 must not read "[0.96, 1.00]")."""
+    for bound in stats.ci if stats.n >= 2 else ():
+        if math.isfinite(bound) and bound != null and round(bound, digits) == null:
+            return digits + 1
+    return digits
 
 
 def capacity_stats(seeds):
@@ -171,6 +184,13 @@ def verdict(stats, published_low, published_high=None, null=1.0):
     if not same_side:
         return "not reproduced"
     return "reproduced" if lo <= band_high and hi >= band_low else "direction only"
+
+
+def below_load_verdict(seeds, load):
+    """The verdict on a published "no capacity" for one policy (dict seed -> Seed): how many
+    seeds' capacities lie below `load`, the paper's first load, and the verdict."""
+    below = sum(1 for c in seeds.values() if not c.right and c.upper <= load)
+    return below, ("reproduced" if seeds and below == len(seeds) else "not reproduced")
 
 
 def published_text(published_low, published_high=None):

@@ -131,4 +131,6 @@ def quantile(values, q):
     pos = q * (len(s) - 1)
     low = math.floor(pos)
     high = min(low + 1, len(s) - 1)
+    if s[high] == s[low] or pos == low:  # also keeps an infinite order statistic infinite
+        return s[low]
     return s[low] + (s[high] - s[low]) * (pos - low)

@@ -7,8 +7,8 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "analysis"))
-from paper_stats import (Seed, Stats, best_of, capacity_stats, paired_ratio, verdict,  # noqa: E402
-                         widest_bracket)
+from paper_stats import (Seed, Stats, below_load_verdict, best_of, capacity_stats,  # noqa: E402
+                         digits_near, paired_ratio, verdict, widest_bracket)
 
 
 def stats(*values):
@@ -104,6 +104,31 @@ class VerdictTest(unittest.TestCase):
     def test_too_few_uncensored_seeds(self):
         self.assertEqual(verdict(stats(3.0), 4.2), "not reproduced")
         self.assertEqual(verdict(Stats([], ["≥ 2.20"] * 5), 4.2), "not reproduced")
+
+    def test_no_capacity_needs_every_seed_below_the_first_load(self):
+        failed_first = {s: Seed(0, 30, left=True) for s in range(1, 6)}
+        self.assertEqual(below_load_verdict(failed_first, 30), (5, "reproduced"))
+        # A bracketed capacity below the load counts; one seed at or above it does not.
+        mixed = {**failed_first, 2: Seed(24, 25)}
+        self.assertEqual(below_load_verdict(mixed, 30), (5, "reproduced"))
+        mixed[3] = Seed(30, 31)
+        self.assertEqual(below_load_verdict(mixed, 30), (4, "not reproduced"))
+        # Failing only a first load above the paper's says nothing below it.
+        self.assertEqual(below_load_verdict({1: Seed(0, 40, left=True)}, 30),
+                         (0, "not reproduced"))
+        self.assertEqual(below_load_verdict({}, 30), (0, "not reproduced"))
+
+
+class DigitsTest(unittest.TestCase):
+    def test_a_bound_that_would_print_as_the_null_gets_a_digit(self):
+        s = stats(0.97, 0.98, 0.985)  # upper bound just below 1: would print 1.00
+        self.assertLess(s.ci[1], 1.0)
+        self.assertEqual(f"{s.ci[1]:.2f}", "1.00")
+        self.assertEqual(digits_near(s), 3)
+        self.assertEqual(digits_near(stats(0.90, 0.91, 0.92)), 2)
+        self.assertEqual(digits_near(stats(1.0, 1.0, 1.0)), 2)  # exactly the null
+        self.assertEqual(digits_near(stats(0.02, 0.01, 0.03), null=0, digits=1), 2)
+        self.assertEqual(digits_near(stats(5.0)), 2)  # no interval
 
 
 if __name__ == "__main__":
