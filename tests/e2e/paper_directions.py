@@ -62,7 +62,8 @@ def flagship():
     everyone = ("flat_lb", "sticky", "chwbl", "dualmap", "preble", "cacheroute")
     pts, cap = run("flagship", "scenarios/paper/flagship_synthetic.yaml", "--seeds", "1",
                    "--set", "duration_s=150", "--set", "warmup_s=40",
-                   "--set", "sweep.qps=[40, 80, 100, 140]", "--set", "sweep.reference_qps=100")
+                   "--set", "sweep.qps=[40, 80, 100, 140, 170, 185, 200]",
+                   "--set", "sweep.reference_qps=100")
     hit = {p: mean(pts, p, "token_hit_rate", 100) for p in everyone}
     check(hit["cacheroute"] > hit["flat_lb"] + 0.2, "§5.1 CacheRoute's hit rate far above Flat-LB's",
           f"{hit['cacheroute']:.3f} vs {hit['flat_lb']:.3f}")
@@ -74,9 +75,14 @@ def flagship():
           str(p99))
     check(p99["sticky"] > p99["flat_lb"], "§5.1 Sticky has a worse p99 at 100 QPS than Flat-LB",
           str(p99))
+    # The grid reaches past every policy's capacity (CacheRoute ~193 QPS, DualMap ~178, CHWBL
+    # ~170 in the full run), so the best baseline is not censored alongside CacheRoute.
     caps = {p: capacity(cap, p, 1) for p in everyone}
-    check(caps["cacheroute"] == max(caps.values()) and caps["cacheroute"] > caps["flat_lb"],
-          "§5.1 CacheRoute's capacity at 3.5 s is the highest and above Flat-LB's", str(caps))
+    check(caps["cacheroute"] < 200, "§5.1 the grid bounds CacheRoute's capacity", str(caps))
+    check(caps["cacheroute"] > max(c for p, c in caps.items() if p != "cacheroute"),
+          "§5.1 CacheRoute's capacity at 3.5 s is above the best baseline's", str(caps))
+    check(caps["cacheroute"] > caps["flat_lb"], "§5.1 CacheRoute's capacity is above Flat-LB's",
+          str(caps))
     check(caps["sticky"] < caps["flat_lb"], "§5.1 Sticky's capacity is below Flat-LB's", str(caps))
 
 
@@ -122,12 +128,16 @@ def regimes():
     ratio = capacity(cap, "cacheroute") / capacity(cap, "flat_lb")
     check(ratio <= 1.0, "§5.4 with little recoverable prefix affinity gains no capacity",
           f"{ratio:.2f}")
-    pts, _ = run("regime_win", "scenarios/paper/regime_win.yaml", "--seeds", "1",
-                 "--set", "duration_s=60", "--set", "warmup_s=20", "--set", "sweep.qps=[60, 120]",
-                 "--set", "sweep.reference_qps=120")
+    pts, cap = run("regime_win", "scenarios/paper/regime_win.yaml", "--seeds", "1",
+                   "--set", "duration_s=60", "--set", "warmup_s=20",
+                   "--set", "sweep.qps=[60, 120, 180, 240, 300, 360]",
+                   "--set", "sweep.reference_qps=120")
     hit = {p: mean(pts, p, "token_hit_rate", 120) for p in ("flat_lb", "cacheroute")}
     check(hit["cacheroute"] > 2 * hit["flat_lb"], "§5.4 whale regime: affinity multiplies the hit rate",
           str(hit))
+    caps = {p: capacity(cap, p) for p in ("flat_lb", "cacheroute")}
+    check(caps["cacheroute"] > caps["flat_lb"] > 0,
+          "§5.4 whale regime: CacheRoute's capacity is above Flat-LB's (full run: 1.67×)", str(caps))
 
 
 def precision():
