@@ -4,7 +4,8 @@ Flat-LB's and over CHWBL's, paired by seed, across output length × the tail of 
 own (unshared) part, on the paper's win workload (scenarios/paper/regime_win.yaml: 30
 Llama-3.1-8B destinations, 4,096-token system prompts, a 10% whale). Each cell is another
 workload, so CacheRoute's q_cap and W are recalibrated for it (`kvroute calibrate`, the rule of
-docs/REPRODUCING.md). Prints Markdown.
+docs/REPRODUCING.md). Prints Markdown, and draws affinity_map.png into --out (both ratios as
+maps, the cells whose CI reaches the paper's band outlined) when matplotlib is available.
 
     scripts/affinity_map.py [path/to/kvroute] [--out DIR] [--seeds N] [--reuse]
 """
@@ -18,12 +19,15 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
 from experiment_args import experiment_args  # noqa: E402
 from paper_results import Run  # noqa: E402
-from paper_stats import paired_ratio  # noqa: E402
+from paper_stats import digits_near, paired_ratio  # noqa: E402
+from paper_tables import workload_header  # noqa: E402
 
 SCENARIO = ROOT / "scenarios/paper/regime_win.yaml"
 OUTPUT_MEDIANS = [50, 200, 800]  # tokens; the win workload's own is 200
 TAIL_SIGMAS = [0.4, 0.8, 1.6]    # lognormal sigma of a prompt's own tokens (median 128); own 0.8
-PUBLISHED = 4.19                 # CacheRoute / Flat-LB at 3.5 s, the paper's flagship
+# The paper's flagship at 3.5 s: CacheRoute / Flat-LB 176/42, / the best baseline 176/76.
+PUBLISHED = {"flat_lb": 176 / 42, "chwbl": 176 / 76}
+TOLERANCE = 1.5                  # the band of docs/REPRODUCING.md's verdict rule
 SLO_S = 3.5
 GRID = "[30, 60, 90, 120, 150, 180, 210, 240, 300, 360, 450, 600, 800, 1000, 1300]"
 
@@ -56,30 +60,89 @@ def run_cell(binary, out, output, sigma, seeds, reuse):
     return Run(str(path)), (float(ideal.group(1)) if ideal else float("nan"))
 
 
+def ratios(cells, den):
+    return {key: paired_ratio(run.seeds("cacheroute", SLO_S), run.seeds(den, SLO_S))
+            for key, (run, _) in cells.items()}
+
+
+def in_band(ratio, den):
+    """True when the ratio's CI (its mean alone, with one seed) reaches the paper's band."""
+    low, high = PUBLISHED[den] / TOLERANCE, PUBLISHED[den] * TOLERANCE
+    half = 0 if math.isnan(ratio.half_width) else ratio.half_width
+    return bool(ratio.n) and ratio.mean + half >= low and ratio.mean - half <= high
+
+
+def plot(cells, out):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.colors import LogNorm
+        from matplotlib.patches import Rectangle
+    except ImportError:
+        print("\n(no matplotlib: no figure drawn)")
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    for ax, (title, den) in zip(axes, (("CacheRoute / Flat-LB", "flat_lb"),
+                                       ("CacheRoute / CHWBL", "chwbl"))):
+        r = ratios(cells, den)
+        grid = [[r[(o, s)].mean for s in TAIL_SIGMAS] for o in OUTPUT_MEDIANS]
+        image = ax.imshow(grid, cmap="RdBu", norm=LogNorm(vmin=1 / 3, vmax=3), origin="lower")
+        for i, o in enumerate(OUTPUT_MEDIANS):
+            for j, s in enumerate(TAIL_SIGMAS):
+                ratio = r[(o, s)]
+                lo, hi = ratio.ci
+                dark = abs(math.log(ratio.mean)) > 0.6 if ratio.n else False
+                ax.text(j, i, f"{ratio.mean:.2f}×\n[{lo:.2f}, {hi:.2f}]", ha="center",
+                        va="center", fontsize=8, color="white" if dark else "black")
+                if in_band(ratio, den):
+                    ax.add_patch(Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, linewidth=3,
+                                           edgecolor="black"))
+        ax.set_xticks(range(len(TAIL_SIGMAS)), [f"σ {s:g}" for s in TAIL_SIGMAS])
+        ax.set_yticks(range(len(OUTPUT_MEDIANS)), [f"{o}" for o in OUTPUT_MEDIANS])
+        ax.set_xlabel("prompt tail: σ of its own tokens (median 128)")
+        ax.set_ylabel("median output tokens")
+        low, high = PUBLISHED[den] / TOLERANCE, PUBLISHED[den] * TOLERANCE
+        ax.set_title(f"{title}\npaper's regime: {low:.2f}–{high:.2f}× (outlined if reached)",
+                     fontsize=9)
+    bar = fig.colorbar(image, ax=axes, label="capacity ratio at p99 TTFT ≤ 3.5 s", shrink=0.8)
+    ticks = [1 / 3, 0.5, 1, 2, 3]
+    bar.set_ticks(ticks, labels=[f"{t:.2g}×" for t in ticks])
+    bar.minorticks_off()
+    path = out / "affinity_map.png"
+    fig.savefig(path, dpi=120)
+    print(f"\nwrote {path}")
+
+
 def main():
-    args, out = experiment_args(__doc__, "/tmp/kvroute-affinity-map", seeds=3)
+    args, out = experiment_args(__doc__, "/tmp/kvroute-affinity-map", seeds=5)
     cells = {(o, s): run_cell(args.binary, out, o, s, args.seeds, args.reuse)
              for o in OUTPUT_MEDIANS for s in TAIL_SIGMAS}
     reference = cells[(200, 0.8)][0].reference_qps()
-    band = (PUBLISHED / 1.5, PUBLISHED * 1.5)
+    bands = {den: (PUBLISHED[den] / TOLERANCE, PUBLISHED[den] * TOLERANCE) for den in PUBLISHED}
     print(f"{args.seeds} paired seeds per cell; capacity at p99 TTFT ≤ {SLO_S:g} s, bisected to "
           f"1 QPS or 2%; ratios paired by seed, mean [95% CI]. ★: the CI reaches the paper's "
-          f"band for CacheRoute / Flat-LB, {band[0]:.2f}–{band[1]:.2f}× (4.19× ×/÷ 1.5).\n")
+          f"band, {bands['flat_lb'][0]:.2f}–{bands['flat_lb'][1]:.2f}× for CacheRoute / Flat-LB "
+          f"(176/42 = 4.19× ×/÷ 1.5) and {bands['chwbl'][0]:.2f}–{bands['chwbl'][1]:.2f}× for "
+          "CacheRoute / CHWBL (the best baseline's 176/76 = 2.32× ×/÷ 1.5).\n")
+    print("Workloads as generated (`kvroute workload-stats`, first seed, 120 QPS):\n")
+    for o in OUTPUT_MEDIANS:
+        for s in TAIL_SIGMAS:
+            line = workload_header(str(out), f"out{o}_sigma{s}").strip()
+            line = line.replace("Workload as generated (`kvroute workload-stats`, first seed): ", "")
+            print(f"- output {o}, tail σ {s:g}: {line}")
+    print()
     for title, den in (("CacheRoute / Flat-LB", "flat_lb"), ("CacheRoute / CHWBL", "chwbl")):
+        r = ratios(cells, den)
         print(f"{title} (rows: median output tokens; columns: sigma of a prompt's own tokens)\n")
         print("| output \\ tail | " + " | ".join(f"σ = {s:g}" for s in TAIL_SIGMAS) + " |")
         print("|---|" + "---:|" * len(TAIL_SIGMAS))
         for o in OUTPUT_MEDIANS:
             row = []
             for s in TAIL_SIGMAS:
-                run = cells[(o, s)][0]
-                ratio = paired_ratio(run.seeds("cacheroute", SLO_S), run.seeds(den, SLO_S))
-                text = ratio.text(digits=2, unit="×")
-                half = 0 if math.isnan(ratio.half_width) else ratio.half_width
-                if den == "flat_lb" and ratio.n and ratio.mean + half >= band[0] and \
-                        ratio.mean - half <= band[1]:
-                    text += " ★"
-                row.append(text)
+                ratio = r[(o, s)]
+                row.append(ratio.text(digits=digits_near(ratio), unit="×") +
+                           (" ★" if in_band(ratio, den) else ""))
             print(f"| {o} | " + " | ".join(row) + " |")
         print()
     print(f"Hit-rate headroom: token hit rate at {reference:g} QPS, Flat-LB / CHWBL / CacheRoute, "
@@ -103,6 +166,7 @@ def main():
                                                                      "cacheroute"))
                for s in TAIL_SIGMAS]
         print(f"| {o} | " + " | ".join(row) + " |")
+    plot(cells, out)
 
 
 if __name__ == "__main__":

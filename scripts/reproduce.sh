@@ -182,7 +182,7 @@ wsweep="flat_lb"
 for w in 0 2 4 8 16 32 64; do
   wsweep+=", {name: cacheroute, label: W$w, q_cap: 17.75, slots_per_replica: $w, interval_s: 3600}"
 done
-run qcap_wsweep scenarios/paper/qcap.yaml --set seeds=3 --set "policies=[$wsweep]"
+run qcap_wsweep scenarios/paper/qcap.yaml --set "policies=[$wsweep]"
 run cluster_r8 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 8}]' \
   --set 'sweep.qps=[8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 120]' --set sweep.reference_qps=32 \
   --set sweep.precision_qps=1
@@ -191,6 +191,11 @@ run cluster_r60 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{nam
 point_json canary_lambda10 scenarios/paper/canary.yaml --policy sglang_cache_aware --qps 60
 point_json canary_lambda0 scenarios/paper/canary.yaml --policy sglang_cache_aware --qps 60 \
   --set cluster.lambda_h=0
+# The worked example's 8-token prompts make a held prompt hit in full; with the
+# realistic canary's chat prompts (canary_load.yaml: 2,048-token system prompt,
+# lognormal new tokens) a held prompt hits only in part, and so leaks more.
+point_json canary_chat_prompts scenarios/paper/canary.yaml --policy sglang_cache_aware --qps 60 \
+  --set 'workload.prompt={system_tokens: 2048, new_tokens: {kind: lognormal, median: 256, sigma: 0.6, min: 16, max: 4096}}'
 # §5.5: a single-characteristic-time model of each replica's cache against the
 # simulated hit rates (scripts/residency_table.py; its own table).
 run_script residency scripts/residency_table.py

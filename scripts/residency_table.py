@@ -42,7 +42,7 @@ def load_grid(resolved):
 
 
 def main():
-    args, out = experiment_args(__doc__, "/tmp/kvroute-residency", seeds=3)
+    args, out = experiment_args(__doc__, "/tmp/kvroute-residency", seeds=5)
     facts = scenario_facts(args.binary)
     cells = []  # (policy, load, seed, replica, Replica)
     for policy in POLICIES:
