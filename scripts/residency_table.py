@@ -15,6 +15,8 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
 from experiment_args import experiment_args  # noqa: E402
+from paper_claims import value_claims  # noqa: E402
+from paper_stats import Stats  # noqa: E402
 from residency_model import compare_replicas, quantile  # noqa: E402
 
 SCENARIO = ROOT / "scenarios/paper/flagship.yaml"
@@ -90,6 +92,16 @@ def main():
         print(f"- model {name}, all {len(errors)} (policy, load, seed, replica) cells: median "
               f"absolute error {quantile(errors, 0.5):.1f} points, p90 "
               f"{quantile(errors, 0.9):.1f} (the paper: 14.3 and 44.7 against its engine)")
+    # The verdicts: each seed's median and p90 error over its cells (every policy, load and
+    # replica), then the rule of docs/REPRODUCING.md with "no error" as the null.
+    seeds = sorted({seed for _, _, seed, _, _ in cells})
+    per_seed = {q: Stats([quantile([100 * abs(v.predicted - v.simulated)
+                                    for _, _, s, _, v in cells if s == seed], q)
+                          for seed in seeds]) for q in (0.5, 0.9)}
+    print()
+    print(value_claims([
+        ("the model's median absolute error (steady state)", per_seed[0.5], 14.3, " pts"),
+        ("its p90 absolute error", per_seed[0.9], 44.7, " pts")]))
 
 
 if __name__ == "__main__":
