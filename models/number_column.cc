@@ -1,12 +1,11 @@
 #include "models/number_column.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <charconv>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
 
+#include "models/json_line.h"
 #include "sim/core/input_file.h"
 
 namespace kvroute::models {
@@ -57,6 +56,41 @@ bool IsJsonl(const std::string& path) {
   return path.size() >= 6 && path.compare(path.size() - 6, 6, ".jsonl") == 0;
 }
 
+// The text of `column` in one JSONL line holding an object: a number as
+// written, or a string's contents (a quoted number is read as a number).
+std::string JsonField(const std::string& line, const std::string& column, const Where& where) {
+  JsonLine json(line);
+  std::string text;
+  bool found = false;
+  try {
+    if (!json.Peek('{')) where.Fail("not a JSON object");
+    json.Expect('{', "");
+    if (!json.Peek('}')) {
+      for (;;) {
+        const std::string key = json.Key();
+        if (key != column) {
+          json.SkipValue(key);
+        } else if (found) {
+          where.Fail("given twice");
+        } else {
+          found = true;
+          if (json.Peek('[') || json.Peek('{')) where.Fail("expected a number");
+          text = json.Peek('"') ? json.PlainString(key) : std::string(json.NumberText(key));
+        }
+        if (json.Peek('}')) break;
+        json.Expect(',', key);
+      }
+    }
+    json.Expect('}', "");
+    if (!json.AtEnd()) where.Fail("unexpected text after the object");
+  } catch (const JsonLineError& e) {
+    where.Fail("malformed JSON" + (e.field().empty() ? "" : " in '" + e.field() + "'") + ": " +
+               e.what());
+  }
+  if (!found) where.Fail("missing");
+  return text;
+}
+
 }  // namespace
 
 std::vector<double> ReadNumberColumn(const std::string& path, const std::string& column) {
@@ -73,17 +107,7 @@ std::vector<double> ReadNumberColumn(const std::string& path, const std::string&
     if (column.empty()) {
       out.push_back(ParseCell(line, where));
     } else if (IsJsonl(path)) {
-      YAML::Node node;
-      try {
-        node = YAML::Load(line);
-      } catch (const YAML::Exception&) {
-        where.Fail("not a JSON object");
-      }
-      if (!node.IsMap()) where.Fail("not a JSON object");
-      const YAML::Node field = node[column];
-      if (!field.IsDefined()) where.Fail("missing");
-      if (!field.IsScalar()) where.Fail("expected a number");
-      out.push_back(ParseCell(field.Scalar(), where));
+      out.push_back(ParseCell(JsonField(line, column, where), where));
     } else if (header) {
       const std::vector<std::string> names = SplitCsv(line);
       index = names.size();

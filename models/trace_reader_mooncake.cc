@@ -13,84 +13,21 @@
 // turn's time plus the delay, as if responses were instant, which is where
 // looping, scaling and workload-stats place it.
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <unordered_map>
 
+#include "models/json_line.h"
 #include "models/trace_reader_internal.h"
 #include "sim/core/hashing.h"
 
 namespace kvroute::models::trace_internal {
 namespace {
 
-// A cursor over one JSON line holding a flat object of numbers and arrays of
-// numbers, the whole of the Mooncake format.
-class JsonLine {
- public:
-  JsonLine(std::string_view text, const Where& where) : s_(text), where_(where) {}
-
-  void Skip() {
-    while (pos_ < s_.size() && (s_[pos_] == ' ' || s_[pos_] == '\t' || s_[pos_] == '\r')) ++pos_;
-  }
-  bool Peek(char c) {
-    Skip();
-    return pos_ < s_.size() && s_[pos_] == c;
-  }
-  void Expect(char c, const std::string& field) {
-    if (!Peek(c)) where_.Fail(field, std::string("expected '") + c + "'");
-    ++pos_;
-  }
-  std::string Key() {
-    Expect('"', "");
-    const size_t end = s_.find('"', pos_);
-    if (end == std::string_view::npos) where_.Fail("", "unterminated string");
-    std::string key(s_.substr(pos_, end - pos_));
-    pos_ = end + 1;
-    Expect(':', key);
-    return key;
-  }
-  double Number(const std::string& field) {
-    Skip();
-    double value = 0;
-    auto [ptr, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), value);
-    if (ec == std::errc::result_out_of_range) where_.Fail(field, "number out of range");
-    if (ec != std::errc() || !std::isfinite(value)) where_.Fail(field, "expected a number");
-    pos_ = static_cast<size_t>(ptr - s_.data());
-    return value;
-  }
-  uint64_t Whole(const std::string& field, uint64_t min, uint64_t max) {
-    const double v = Number(field);
-    if (v < static_cast<double>(min) || v != std::floor(v) || v > static_cast<double>(max)) {
-      char text[64];
-      std::snprintf(text, sizeof text, "%.17g", v);
-      where_.Fail(field, "expected a whole number in [" + std::to_string(min) + ", " +
-                             std::to_string(max) + "], got " + text);
-    }
-    return static_cast<uint64_t>(v);
-  }
-  // A string without escapes, or a whole number, as text.
-  std::string Id(const std::string& field) {
-    if (Peek('"')) {
-      ++pos_;
-      const size_t end = s_.find('"', pos_);
-      if (end == std::string_view::npos) where_.Fail(field, "unterminated string");
-      std::string text(s_.substr(pos_, end - pos_));
-      if (text.find('\\') != std::string::npos) where_.Fail(field, "escapes are not supported");
-      pos_ = end + 1;
-      return Tagged('s', text);
-    }
-    return Tagged('n', std::to_string(Whole(field, 0, UINT64_MAX >> 11)));
-  }
-  bool AtEnd() {
-    Skip();
-    return pos_ == s_.size();
-  }
-
- private:
-  std::string_view s_;
-  const Where& where_;
-  size_t pos_ = 0;
-};
+// A session id: a string without escapes, or a whole number, as text.
+std::string SessionId(JsonLine& json, const std::string& field) {
+  if (json.Peek('"')) return Tagged('s', json.PlainString(field));
+  return Tagged('n', std::to_string(json.Whole(field, 0, UINT64_MAX >> 11)));
+}
 
 struct MooncakeRecord {
   double timestamp_ms = -1;
@@ -130,7 +67,7 @@ void ParseLine(JsonLine& json, const Where& where, MooncakeRecord* r) {
       json.Expect(']', key);
     } else if (key == "session_id") {
       if (!r->session.empty()) where.Fail(key, "given twice");
-      r->session = json.Id(key);
+      r->session = SessionId(json, key);
     } else if (key == "delay") {
       if (r->delay_ms >= 0) where.Fail(key, "given twice");
       r->delay_ms = json.Number(key);
@@ -191,11 +128,15 @@ void ReadMooncake(std::istream& in, const TraceConfig& config, Trace* trace) {
   bool delayed = false;
   for (uint64_t number = 1; std::getline(in, line); ++number) {
     const Where where{config.file, number};
-    JsonLine json(line, where);
+    JsonLine json(line);
     if (json.AtEnd()) continue;
     record = MooncakeRecord{.ids = std::move(record.ids), .session = {}};
     record.ids.clear();
-    ParseLine(json, where, &record);
+    try {
+      ParseLine(json, where, &record);
+    } catch (const JsonLineError& e) {
+      where.Fail(e.field(), e.what());
+    }
     if (index++ < config.skip) continue;
     if (config.limit > 0 && trace->records.size() >= config.limit) break;
     TraceRecord r;

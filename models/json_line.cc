@@ -1,0 +1,131 @@
+#include "models/json_line.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+
+namespace kvroute::models {
+namespace {
+
+// Deeper nesting than any length or trace file needs is refused rather than
+// followed: a line of a million '[' must not exhaust the stack.
+constexpr int kMaxDepth = 64;
+
+bool Blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+}  // namespace
+
+void JsonLine::SkipBlanks() {
+  while (pos_ < s_.size() && Blank(s_[pos_])) ++pos_;
+}
+
+bool JsonLine::Peek(char c) {
+  SkipBlanks();
+  return pos_ < s_.size() && s_[pos_] == c;
+}
+
+void JsonLine::Expect(char c, const std::string& field) {
+  if (!Peek(c)) throw JsonLineError(field, std::string("expected '") + c + "'");
+  ++pos_;
+}
+
+std::string JsonLine::Key() {
+  Expect('"', "");
+  const size_t end = s_.find('"', pos_);
+  if (end == std::string_view::npos) throw JsonLineError("", "unterminated string");
+  std::string key(s_.substr(pos_, end - pos_));
+  pos_ = end + 1;
+  Expect(':', key);
+  return key;
+}
+
+double JsonLine::Number(const std::string& field) {
+  SkipBlanks();
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(s_.data() + pos_, s_.data() + s_.size(), value);
+  if (ec == std::errc::result_out_of_range) throw JsonLineError(field, "number out of range");
+  if (ec != std::errc() || !std::isfinite(value)) throw JsonLineError(field, "expected a number");
+  pos_ = static_cast<size_t>(ptr - s_.data());
+  return value;
+}
+
+uint64_t JsonLine::Whole(const std::string& field, uint64_t min, uint64_t max) {
+  const double v = Number(field);
+  if (v < static_cast<double>(min) || v != std::floor(v) || v > static_cast<double>(max)) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.17g", v);
+    throw JsonLineError(field, "expected a whole number in [" + std::to_string(min) + ", " +
+                                   std::to_string(max) + "], got " + text);
+  }
+  return static_cast<uint64_t>(v);
+}
+
+std::string_view JsonLine::NumberText(const std::string& field) {
+  SkipBlanks();
+  const size_t start = pos_;
+  while (pos_ < s_.size() && !Blank(s_[pos_]) && s_[pos_] != ',' && s_[pos_] != '}' &&
+         s_[pos_] != ']') {
+    ++pos_;
+  }
+  if (pos_ == start) throw JsonLineError(field, "expected a number");
+  return s_.substr(start, pos_ - start);
+}
+
+std::string JsonLine::PlainString(const std::string& field) {
+  Expect('"', field);
+  const size_t end = s_.find('"', pos_);
+  if (end == std::string_view::npos) throw JsonLineError(field, "unterminated string");
+  std::string text(s_.substr(pos_, end - pos_));
+  if (text.find('\\') != std::string::npos) {
+    throw JsonLineError(field, "escapes are not supported");
+  }
+  pos_ = end + 1;
+  return text;
+}
+
+void JsonLine::SkipString(const std::string& field) {
+  Expect('"', field);
+  while (pos_ < s_.size() && s_[pos_] != '"') pos_ += s_[pos_] == '\\' ? 2 : 1;
+  if (pos_ >= s_.size()) throw JsonLineError(field, "unterminated string");
+  ++pos_;
+}
+
+void JsonLine::SkipValue(const std::string& field) {
+  SkipBlanks();
+  if (pos_ >= s_.size()) throw JsonLineError(field, "expected a value");
+  const char c = s_[pos_];
+  if (c == '"') return SkipString(field);
+  if (c != '[' && c != '{') {
+    for (std::string_view word : {"true", "false", "null"}) {
+      if (s_.substr(pos_, word.size()) == word) {
+        pos_ += word.size();
+        return;
+      }
+    }
+    Number(field);
+    return;
+  }
+  if (++depth_ > kMaxDepth) throw JsonLineError(field, "nested too deeply");
+  const char close = c == '[' ? ']' : '}';
+  ++pos_;
+  if (!Peek(close)) {
+    for (;;) {
+      if (c == '{') {
+        SkipString(field);
+        Expect(':', field);
+      }
+      SkipValue(field);
+      if (Peek(close)) break;
+      Expect(',', field);
+    }
+  }
+  ++pos_;
+  --depth_;
+}
+
+bool JsonLine::AtEnd() {
+  SkipBlanks();
+  return pos_ == s_.size();
+}
+
+}  // namespace kvroute::models
