@@ -4,6 +4,7 @@
 #include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <functional>
+#include <mutex>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -65,7 +66,9 @@ void CapShares(std::vector<double>* shares, double cap) {
   }
 }
 
-std::vector<double> GiniFitShares(uint32_t keys, double gini, double max_share) {
+namespace {
+
+std::vector<double> FitGiniShares(uint32_t keys, double gini, double max_share) {
   std::vector<double> z(keys);
   for (uint32_t k = 0; k < keys; ++k) {
     double p = 1.0 - (k + 0.5) / keys;
@@ -90,6 +93,34 @@ std::vector<double> GiniFitShares(uint32_t keys, double gini, double max_share) 
     (capped_gini(mid) < gini ? lo : hi) = mid;
   }
   capped_gini(hi);
+  return shares;
+}
+
+}  // namespace
+
+std::vector<double> GiniFitShares(uint32_t keys, double gini, double max_share) {
+  // The fit bisects some forty times over every key (128,824 for the paper's
+  // flagship), and a scenario's loader and each of its points ask for the same
+  // fit: the last few are kept. The fit is a pure function of its arguments,
+  // so a kept one is the one a new fit would give, bit for bit.
+  struct Fit {
+    uint32_t keys;
+    double gini, max_share;
+    std::vector<double> shares;
+  };
+  constexpr size_t kKeptFits = 4;
+  static std::mutex mutex;
+  static std::vector<Fit> kept;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const Fit& f : kept) {
+      if (f.keys == keys && f.gini == gini && f.max_share == max_share) return f.shares;
+    }
+  }
+  std::vector<double> shares = FitGiniShares(keys, gini, max_share);  // may throw: keeps nothing
+  std::lock_guard<std::mutex> lock(mutex);
+  if (kept.size() == kKeptFits) kept.erase(kept.begin());
+  kept.push_back({keys, gini, max_share, shares});
   return shares;
 }
 
