@@ -64,6 +64,9 @@ def burstiness(d):
                   paired_ratio(boot.seeds("cacheroute", 3.5), base.seeds("cacheroute", 3.5)), 1.0),
                  ("bootstrap: Flat-LB's capacity / its Poisson capacity (published < 30 / 42)",
                   paired_ratio(boot.seeds("flat_lb", 3.5), base.seeds("flat_lb", 3.5)), 30 / 42)]
+    if boot:  # published ~180 against < 30: a lower bound, taken as 6
+        rows.append(("bootstrap: CacheRoute / Flat-LB (published ≥ 180 / 30)",
+                     boot.ratio("cacheroute", "flat_lb", 3.5), 180 / 30))
     return out + ("\n" + claims(rows) if rows else "")
 
 
