@@ -2,7 +2,9 @@
 """The residency-model experiment of docs/REPRODUCING.md (seed 003 §5.5): runs the paper
 flagship (scenarios/paper/flagship.yaml) per policy, load and seed with per-request records, and
 compares each replica's simulated token hit rate with a single-characteristic-time (Che) model
-of its cache fed the same replica's key rates (analysis/residency_model.py). Prints Markdown.
+of its cache fed the same replica's key rates (analysis/residency_model.py). Prints Markdown,
+and draws revisit_times.png into --out: seed 003 §2.3's revisit-time figure, the distribution
+of the gaps between a key's visits to one destination against the cache's characteristic time.
 
     scripts/residency_table.py [path/to/kvroute] [--out DIR] [--seeds N] [--reuse]
 """
@@ -41,6 +43,41 @@ def scenario_facts(binary):
 def load_grid(resolved):
     grid = re.search(r"^\s*qps: \[([^\]]*)\]", resolved, re.M).group(1)
     return [float(x) for x in grid.split(",")]
+
+
+FIGURE_LOAD = 20  # QPS: a middle load of the flagship's grid, where the caches are full
+
+
+def plot_revisits(cells, out):
+    """The revisit-time figure: per policy, the share of a key's returns to a destination that
+    come within t, against t, with the median characteristic time T of that policy's caches."""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("\n(no matplotlib: no figure drawn)")
+        return
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for policy, color in zip(POLICIES, ("tab:red", "tab:blue", "tab:green")):
+        mine = [v for p, q, _, _, v in cells if p == policy and q == FIGURE_LOAD]
+        gaps = sorted(g for v in mine for g in v.revisit_gaps)
+        if not gaps:
+            continue
+        ax.plot(gaps, [(i + 1) / len(gaps) for i in range(len(gaps))], color=color, label=policy)
+        t = quantile([v.characteristic_s for v in mine], 0.5)
+        if t != float("inf"):
+            ax.axvline(t, color=color, linestyle=":", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_xlim(left=0.1)  # same-second returns (a session's turns) are a small share
+    ax.set_xlabel("gap between a key's visits to one destination (s); dotted: the cache's T")
+    ax.set_ylabel("share of revisits within the gap")
+    ax.set_title(f"Revisit times on the flagship at {FIGURE_LOAD} QPS (seed 003 §2.3)", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path = out / "revisit_times.png"
+    fig.savefig(path, dpi=120)
+    print(f"\nwrote {path}")
 
 
 def main():
@@ -102,6 +139,7 @@ def main():
     print(value_claims([
         ("the model's median absolute error (steady state)", per_seed[0.5], 14.3, " pts"),
         ("its p90 absolute error", per_seed[0.9], 44.7, " pts")]))
+    plot_revisits(cells, out)
 
 
 if __name__ == "__main__":
