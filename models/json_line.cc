@@ -13,6 +13,24 @@ constexpr int kMaxDepth = 64;
 
 bool Blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
+void AppendUtf8(uint32_t code, std::string* out) {
+  if (code < 0x80) {
+    *out += static_cast<char>(code);
+  } else if (code < 0x800) {
+    *out += static_cast<char>(0xC0 | (code >> 6));
+    *out += static_cast<char>(0x80 | (code & 0x3F));
+  } else if (code < 0x10000) {
+    *out += static_cast<char>(0xE0 | (code >> 12));
+    *out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (code & 0x3F));
+  } else {
+    *out += static_cast<char>(0xF0 | (code >> 18));
+    *out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    *out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    *out += static_cast<char>(0x80 | (code & 0x3F));
+  }
+}
+
 }  // namespace
 
 void JsonLine::SkipBlanks() {
@@ -71,15 +89,71 @@ std::string_view JsonLine::NumberText(const std::string& field) {
   return s_.substr(start, pos_ - start);
 }
 
-std::string JsonLine::PlainString(const std::string& field) {
-  Expect('"', field);
-  const size_t end = s_.find('"', pos_);
-  if (end == std::string_view::npos) throw JsonLineError(field, "unterminated string");
-  std::string text(s_.substr(pos_, end - pos_));
-  if (text.find('\\') != std::string::npos) {
-    throw JsonLineError(field, "escapes are not supported");
+uint32_t JsonLine::Hex4(const std::string& field) {
+  uint32_t value = 0;
+  for (int i = 0; i < 4; ++i, ++pos_) {
+    const char c = pos_ < s_.size() ? s_[pos_] : '\0';
+    const int digit = c >= '0' && c <= '9'   ? c - '0'
+                      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                      : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                             : -1;
+    if (digit < 0) throw JsonLineError(field, "expected four hex digits after \\u");
+    value = value * 16 + static_cast<uint32_t>(digit);
   }
-  pos_ = end + 1;
+  return value;
+}
+
+std::string JsonLine::String(const std::string& field) {
+  Expect('"', field);
+  std::string text;
+  while (pos_ < s_.size() && s_[pos_] != '"') {
+    const char c = s_[pos_++];
+    if (c != '\\') {
+      text += c;
+      continue;
+    }
+    if (pos_ >= s_.size()) break;
+    const char e = s_[pos_++];
+    switch (e) {
+      case '"':
+      case '\\':
+      case '/':
+        text += e;
+        break;
+      case 'b':
+        text += '\b';
+        break;
+      case 'f':
+        text += '\f';
+        break;
+      case 'n':
+        text += '\n';
+        break;
+      case 'r':
+        text += '\r';
+        break;
+      case 't':
+        text += '\t';
+        break;
+      case 'u': {
+        uint32_t code = Hex4(field);
+        if (code >= 0xD800 && code < 0xDC00 && s_.substr(pos_, 2) == "\\u") {
+          pos_ += 2;
+          const uint32_t low = Hex4(field);
+          if (low < 0xDC00 || low >= 0xE000) throw JsonLineError(field, "unpaired surrogate");
+          code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+        } else if (code >= 0xD800 && code < 0xE000) {
+          throw JsonLineError(field, "unpaired surrogate");
+        }
+        AppendUtf8(code, &text);
+        break;
+      }
+      default:
+        throw JsonLineError(field, std::string("unknown escape \\") + e);
+    }
+  }
+  if (pos_ >= s_.size()) throw JsonLineError(field, "unterminated string");
+  ++pos_;
   return text;
 }
 

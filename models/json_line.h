@@ -1,6 +1,6 @@
 // A cursor over one line of a JSONL file, for the readers that take one flat
 // object per line (Mooncake traces, empirical length columns). It reads keys,
-// numbers, arrays of numbers and plain strings in place, and skips any other
+// numbers, arrays of numbers and strings in place, and skips any other
 // JSON value, without building a document: parsing each line with a general
 // YAML parser was most of the time a 70B flagship point spent reading the
 // Mooncake trace's lengths.
@@ -42,8 +42,8 @@ class JsonLine {
   uint64_t Whole(const std::string& field, uint64_t min, uint64_t max);
   // The text of a number as written (for callers with their own checks).
   std::string_view NumberText(const std::string& field);
-  // A string without escapes, as its text.
-  std::string PlainString(const std::string& field);
+  // A string, its escapes decoded (\uXXXX, surrogate pairs included, as UTF-8).
+  std::string String(const std::string& field);
   // Any JSON value: a string (escapes allowed), number, true, false, null,
   // array or object.
   void SkipValue(const std::string& field);
@@ -53,6 +53,7 @@ class JsonLine {
  private:
   void SkipBlanks();
   void SkipString(const std::string& field);
+  uint32_t Hex4(const std::string& field);
 
   std::string_view s_;
   size_t pos_ = 0;

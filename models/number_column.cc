@@ -75,7 +75,7 @@ std::string JsonField(const std::string& line, const std::string& column, const 
         } else {
           found = true;
           if (json.Peek('[') || json.Peek('{')) where.Fail("expected a number");
-          text = json.Peek('"') ? json.PlainString(key) : std::string(json.NumberText(key));
+          text = json.Peek('"') ? json.String(key) : std::string(json.NumberText(key));
         }
         if (json.Peek('}')) break;
         json.Expect(',', key);

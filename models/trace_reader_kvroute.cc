@@ -10,12 +10,11 @@
 //   hash_ids       ids of the prompt's blocks of block_tokens tokens (CSV:
 //                  space-separated; JSONL: an array); equal ids = equal
 //                  prefix blocks, as in Mooncake                   optional
-#include <yaml-cpp/yaml.h>
-
 #include <algorithm>
 #include <cmath>
 #include <sstream>
 
+#include "models/json_line.h"
 #include "models/trace_reader_internal.h"
 #include "sim/core/hashing.h"
 
@@ -40,35 +39,55 @@ void ParseIdList(const std::string& text, const Where& where, std::vector<uint64
   while (in >> id) ids->push_back(WholeField(id, 0, UINT64_MAX >> 11, "hash_ids", where));
 }
 
-void ParseJson(const std::string& line, const Where& where, Row* row) {
-  YAML::Node node;
-  try {
-    node = YAML::Load(line);
-  } catch (const YAML::Exception& e) {
-    where.Fail("", std::string("not a JSON object: ") + e.what());
-  }
-  if (!node.IsMap()) where.Fail("", "not a JSON object");
-  for (const auto& entry : node) {
-    const std::string name = entry.first.Scalar();
-    const auto it = std::find(kFields.begin(), kFields.end(), name);
-    if (it == kFields.end()) {
-      where.Fail(name,
-                 "unknown field (valid: time_s, prompt_tokens, output_tokens, session, "
-                 "tenant, key, hash_ids)");
-    }
-    const size_t f = static_cast<size_t>(it - kFields.begin());
-    if (row->given[f]) where.Fail(name, "given twice");
-    row->given[f] = true;
-    if (f == kHashIds) {
-      if (!entry.second.IsSequence()) where.Fail(name, "expected an array of block ids");
-      for (const auto& id : entry.second) {
-        if (!id.IsScalar()) where.Fail(name, "expected an array of block ids");
-        row->ids.push_back(WholeField(id.Scalar(), 0, UINT64_MAX >> 11, name, where));
+// One JSONL line's fields as text: numbers as written, strings decoded.
+void ParseJsonFields(JsonLine& json, const Where& where, Row* row) {
+  if (!json.Peek('{')) where.Fail("", "not a JSON object");
+  json.Expect('{', "");
+  if (!json.Peek('}')) {
+    for (;;) {
+      const std::string name = json.Key();
+      const auto it = std::find(kFields.begin(), kFields.end(), name);
+      if (it == kFields.end()) {
+        where.Fail(name,
+                   "unknown field (valid: time_s, prompt_tokens, output_tokens, session, "
+                   "tenant, key, hash_ids)");
       }
-    } else {
-      if (!entry.second.IsScalar()) where.Fail(name, "expected a number or a string");
-      row->text[f] = entry.second.Scalar();
+      const size_t f = static_cast<size_t>(it - kFields.begin());
+      if (row->given[f]) where.Fail(name, "given twice");
+      row->given[f] = true;
+      if (f == kHashIds) {
+        if (!json.Peek('[')) where.Fail(name, "expected an array of block ids");
+        json.Expect('[', name);
+        while (!json.Peek(']')) {
+          if (json.Peek('"') || json.Peek('[') || json.Peek('{')) {
+            where.Fail(name, "expected an array of block ids");
+          }
+          const std::string id(json.NumberText(name));
+          row->ids.push_back(WholeField(id, 0, UINT64_MAX >> 11, name, where));
+          if (!json.Peek(']')) json.Expect(',', name);
+        }
+        json.Expect(']', name);
+      } else if (json.Peek('"')) {
+        row->text[f] = json.String(name);
+      } else if (json.Peek('[') || json.Peek('{')) {
+        where.Fail(name, "expected a number or a string");
+      } else {
+        row->text[f] = json.NumberText(name);
+      }
+      if (json.Peek('}')) break;
+      json.Expect(',', name);
     }
+  }
+  json.Expect('}', "");
+  if (!json.AtEnd()) where.Fail("", "unexpected text after the object");
+}
+
+void ParseJson(const std::string& line, const Where& where, Row* row) {
+  JsonLine json(line);
+  try {
+    ParseJsonFields(json, where, row);
+  } catch (const JsonLineError& e) {
+    where.Fail(e.field(), std::string("not a JSON object: ") + e.what());
   }
   for (const std::string& name : kRequired) {
     const size_t f =

@@ -23,9 +23,9 @@
 namespace kvroute::models::trace_internal {
 namespace {
 
-// A session id: a string without escapes, or a whole number, as text.
+// A session id: a string or a whole number, as text.
 std::string SessionId(JsonLine& json, const std::string& field) {
-  if (json.Peek('"')) return Tagged('s', json.PlainString(field));
+  if (json.Peek('"')) return Tagged('s', json.String(field));
   return Tagged('n', std::to_string(json.Whole(field, 0, UINT64_MAX >> 11)));
 }
 

@@ -68,6 +68,26 @@ TEST(JsonLineTest, RefusesMalformedValues) {
   EXPECT_EQ(error_of(std::string(10, '[') + std::string(10, ']')), "no error");
 }
 
+TEST(JsonLineTest, StringsAreDecoded) {
+  JsonLine json(R"("a\"b\\c\/d\n\t\u00e9\u20ac\ud83d\ude00")");
+  EXPECT_EQ(json.String("s"), "a\"b\\c/d\n\t\u00e9\u20ac\U0001F600");
+  EXPECT_TRUE(json.AtEnd());
+  auto error_of = [](const std::string& text) -> std::string {
+    JsonLine bad(text);
+    try {
+      bad.String("s");
+    } catch (const JsonLineError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error_of(R"("\x")"), "unknown escape \\x");
+  EXPECT_EQ(error_of(R"("\u12g4")"), "expected four hex digits after \\u");
+  EXPECT_EQ(error_of(R"("\ud83d")"), "unpaired surrogate");
+  EXPECT_EQ(error_of(R"("\ude00")"), "unpaired surrogate");
+  EXPECT_EQ(error_of(R"("open)"), "unterminated string");
+}
+
 TEST(JsonLineTest, WholeNumbersAreChecked) {
   JsonLine json("2.5");
   try {
