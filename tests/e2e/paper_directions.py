@@ -187,6 +187,9 @@ def drift():
           f"{churn['stale']:.3f}")
     check(churn["churn_aware"] < churn["stale"] / 2,
           "churn-aware replanning moves far fewer pairs", str(churn))
+    kb_change = mean(pts, "stale", "plan_mean_kb_change")
+    check(0 <= kb_change < 0.05, "§5.4 few keys change k_b at a rebuild (full run: 0.3%)",
+          f"{kb_change:.4f}")
 
 
 EXPERIMENTS = {"flagship": flagship, "second_workload": second_workload, "ablation": ablation,
