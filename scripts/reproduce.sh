@@ -146,6 +146,9 @@ run bursty_gamma scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cach
 run bursty_bootstrap scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute \
   --set "workload.arrivals=$bootstrap_gaps"
 run drift scenarios/paper/drift.yaml
+# §3.2's worst shift in latency: the stale plan against the fresh one per replanning
+# interval, from per-request records (scripts/drift_latency.py; its own table).
+run_script drift_latency scripts/drift_latency.py
 run precision_k128 scenarios/paper/precision_fp16.yaml
 # K256 is another workload: q_cap and W recalibrated for it, as for second_k256.
 if wanted precision_k256; then
