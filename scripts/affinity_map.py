@@ -18,6 +18,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
 from experiment_args import experiment_args  # noqa: E402
+from figures import pyplot  # noqa: E402
 from paper_results import Run  # noqa: E402
 from paper_stats import digits_near, paired_ratio  # noqa: E402
 from paper_tables import workload_header  # noqa: E402
@@ -73,15 +74,11 @@ def in_band(ratio, den):
 
 
 def plot(cells, out):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.colors import LogNorm
-        from matplotlib.patches import Rectangle
-    except ImportError:
-        print("\n(no matplotlib: no figure drawn)")
+    plt = pyplot()
+    if plt is None:
         return
+    from matplotlib.colors import LogNorm
+    from matplotlib.patches import Rectangle
     fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
     for ax, (title, den) in zip(axes, (("CacheRoute / Flat-LB", "flat_lb"),
                                        ("CacheRoute / CHWBL", "chwbl"))):

@@ -20,6 +20,7 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
+from figures import pyplot  # noqa: E402
 from paper_results import Run  # noqa: E402
 
 SLO_S = 3.5  # the paper's p99 TTFT threshold, every run's capacity SLO
@@ -52,12 +53,8 @@ def runs(directory, affinity):
 
 
 def plot(rows, directory):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("\n(no matplotlib: no plot drawn)")
+    plt = pyplot()
+    if plt is None:
         return
     fig, ax = plt.subplots(figsize=(7, 4.5))
     styles = {"win": ("o", "tab:green"), "swept": ("s", "tab:blue"), "map": ("^", "tab:orange")}

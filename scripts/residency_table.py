@@ -17,6 +17,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
 from experiment_args import experiment_args  # noqa: E402
+from figures import pyplot  # noqa: E402
 from paper_claims import value_claims  # noqa: E402
 from paper_stats import Stats  # noqa: E402
 from residency_model import compare_replicas, quantile  # noqa: E402
@@ -51,12 +52,8 @@ FIGURE_LOAD = 20  # QPS: a middle load of the flagship's grid, where the caches 
 def plot_revisits(cells, out):
     """The revisit-time figure: per policy, the share of a key's returns to a destination that
     come within t, against t, with the median characteristic time T of that policy's caches."""
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("\n(no matplotlib: no figure drawn)")
+    plt = pyplot()
+    if plt is None:
         return
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for policy, color in zip(POLICIES, ("tab:red", "tab:blue", "tab:green")):
