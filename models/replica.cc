@@ -15,7 +15,9 @@ Replica::Replica(uint32_t id, const CostModel& cost_model, SchedulerConfig confi
       block_shift_(std::has_single_bit(block_size_) ? std::countr_zero(block_size_) : 32),
       pool_(pool),
       load_(load),
-      kv_(kv_blocks, config.eviction) {
+      kv_(kv_blocks, config.eviction),
+      coasting_allowed_(config.coast_decodes &&
+                        config.max_num_seqs <= config.max_num_batched_tokens) {
   assert(!config.ssd_tier.enabled() || config.kv_tier.enabled());  // SSD is reached via DRAM
   if (!config.kv_tier.enabled()) return;
   tier_ = std::make_unique<HostKvTier>(config.kv_tier);
@@ -81,9 +83,11 @@ uint32_t Replica::WithdrawWaiting(uint64_t request_id) {
   return kNoSlot;
 }
 
-void Replica::Schedule(uint32_t slot, uint32_t tokens, bool decode) {
+void Replica::Schedule(uint32_t running_index, uint32_t tokens, bool decode) {
+  const uint32_t slot = running_[running_index].slot;
   InFlightRequest& r = pool_[slot];
-  batch_.push_back(BatchEntry{slot, tokens, decode ? r.total_tokens() : r.computed_tokens, decode});
+  batch_.push_back(BatchEntry{slot, running_index, tokens,
+                              decode ? r.total_tokens() : r.computed_tokens, decode});
   budget_ -= tokens;
   // Full blocks whose tokens this iteration computes become cacheable now;
   // the next scheduling decision comes after they are computed.
@@ -101,12 +105,19 @@ void Replica::Schedule(uint32_t slot, uint32_t tokens, bool decode) {
 
 void Replica::Preempt(uint32_t slot) {
   InFlightRequest& r = pool_[slot];
-  assert(!running_.empty() && running_.back() == slot);
-  for (size_t i = 0; i < batch_.size(); ++i) {
-    if (batch_[i].slot == slot) {  // scheduled earlier in this iteration: take it back
-      budget_ += batch_[i].tokens;
-      batch_.erase(batch_.begin() + static_cast<long>(i));
-      break;
+  assert(!running_.empty() && running_.back().slot == slot);
+  if (RunningEntry& entry = running_.back(); entry.wake != 0) {
+    // In the aggregate (coasting, or due this iteration and not yet visited);
+    // its budget is taken back if it was charged.
+    if (coasting_charged_) ++budget_;
+    StopCoasting(entry);
+  } else {
+    for (size_t i = 0; i < batch_.size(); ++i) {
+      if (batch_[i].slot == slot) {  // scheduled earlier in this iteration: take it back
+        budget_ += batch_[i].tokens;
+        batch_.erase(batch_.begin() + static_cast<long>(i));
+        break;
+      }
     }
   }
   Unaccount(r);
@@ -127,7 +138,7 @@ bool Replica::EnsureBlocks(uint32_t slot, uint32_t tokens) {
   uint32_t wanted = BlocksFor(tokens);
   if (wanted <= r.kv.allocated_blocks()) return true;
   while (!kv_.Grow(wanted - r.kv.allocated_blocks(), &r.kv)) {
-    uint32_t victim = running_.back();  // the newest running request
+    uint32_t victim = running_.back().slot;  // the newest running request
     Preempt(victim);
     if (victim == slot) return false;
   }
@@ -189,9 +200,10 @@ void Replica::AdmitWaiting(sim::Time visible, sim::Time now, ReplicaObserver& ob
     waiting_.pop_front();
     --load_.waiting;
     ++load_.running;
-    running_.push_back(slot);
+    running_.push_back(RunningEntry{slot});
     const InFlightRequest& r = pool_[slot];
-    Schedule(slot, std::min(r.uncomputed_tokens(), budget_), false);
+    Schedule(static_cast<uint32_t>(running_.size() - 1), std::min(r.uncomputed_tokens(), budget_),
+             false);
   }
 }
 
@@ -205,12 +217,22 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
   // Running decodes first, oldest first; then running prefills (and
   // recomputations) continue. Preemption removes requests from the back, so
   // indices before i stay valid. The second pass is skipped when the first
-  // saw every running request and none was prefilling.
+  // saw every running request and none was prefilling. Coasting decodes are
+  // scheduled as one aggregate and charged to the budget after the first pass
+  // (before it, the budget cannot run out: see "Coasting decodes").
   bool prefilling = false;
+  coasting_charged_ = false;
   for (bool decodes : {true, false}) {
-    if (!decodes && !prefilling) break;
+    if (!decodes) {
+      budget_ -= coasting_;
+      coasting_charged_ = true;
+      if (!prefilling) break;
+    }
     for (size_t i = 0; i < running_.size() && budget_ > 0; ++i) {
-      uint32_t slot = running_[i];
+      RunningEntry& entry = running_[i];
+      if (entry.coasting(step_)) continue;
+      if (entry.wake != 0) StopCoasting(entry);  // this iteration visits it
+      uint32_t slot = entry.slot;
       const InFlightRequest& r = pool_[slot];
       // A request's phase does not change while the batch forms, so no
       // request is visited by both passes.
@@ -220,7 +242,7 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
       }
       uint32_t tokens = decodes ? 1 : std::min(r.uncomputed_tokens(), budget_);
       if (!EnsureBlocks(slot, r.computed_tokens + tokens)) continue;
-      Schedule(slot, tokens, decodes);
+      Schedule(static_cast<uint32_t>(i), tokens, decodes);
     }
   }
   // Then waiting requests, FCFS, unless this iteration had to preempt. An
@@ -230,12 +252,16 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
   if (counters_.preemptions == preemptions_before) {
     const bool lagging = config_.async_scheduling && last_finish_ == now;
     AdmitWaiting(lagging ? last_start_ : now, now, observer);
-    if (batch_.empty() && lagging) AdmitWaiting(now, now, observer);
+    if (batch_.empty() && coasting_ == 0 && lagging) AdmitWaiting(now, now, observer);
   }
   UpdateKvUtilization(now);
-  if (batch_.empty()) return 0;
+  if (batch_.empty() && coasting_ == 0) return 0;
 
   BatchShape shape;
+  // Contexts are whole numbers far below 2^53: their sum as doubles is exact,
+  // whatever the order in which they are added.
+  shape.decode_sequences = shape.sequences = coasting_;
+  shape.decode_context_tokens = static_cast<double>(coasting_context_);
   for (const BatchEntry& e : batch_) {
     if (e.decode)
       shape.AddDecode(e.context);
@@ -258,7 +284,10 @@ void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
   bool any_completed = false;
   // The load signals' changes, summed here and applied before anyone can
   // look (an observer call, the end): one update instead of two per request.
-  int64_t prefill_owed = 0, decode_owed = 0;
+  // Every coasting decode sampled a token, and all of them came before any
+  // prefill in the batch.
+  int64_t prefill_owed = 0, decode_owed = -int64_t{coasting_};
+  coasting_context_ += coasting_;
   auto apply = [&] {
     load_.prefill_tokens += prefill_owed;
     load_.decode_tokens += decode_owed;
@@ -291,18 +320,22 @@ void Replica::FinishIteration(sim::Time now, ReplicaObserver& observer) {
   apply();
   if (any_completed) {
     // Keep admission order; completed requests leave the running list.
-    std::erase_if(running_, [this](uint32_t slot) { return pool_[slot].remaining_output() == 0; });
+    std::erase_if(running_, [this](const RunningEntry& e) {
+      return !e.coasting(step_) && pool_[e.slot].remaining_output() == 0;
+    });
     for (const BatchEntry& entry : batch_) {
       if (pool_[entry.slot].remaining_output() == 0) observer.OnCompleted(entry.slot, now);
     }
   }
   UpdateKvUtilization(now);
+  ++step_;
+  StartCoasting(any_completed);
 }
 
 void Replica::Fail(sim::Time now, std::vector<uint32_t>* dropped) {
-  for (uint32_t slot : running_) {
-    kv_.Release(&pool_[slot].kv);
-    dropped->push_back(slot);
+  for (const RunningEntry& e : running_) {
+    kv_.Release(&pool_[e.slot].kv);
+    dropped->push_back(e.slot);
   }
   for (size_t i = 0; i < waiting_.size(); ++i) dropped->push_back(waiting_[i]);
   for (size_t i = dropped->size() - running_.size() - waiting_.size(); i < dropped->size(); ++i) {
@@ -313,6 +346,7 @@ void Replica::Fail(sim::Time now, std::vector<uint32_t>* dropped) {
     r.first_token_time = sim::kNever;
   }
   running_.clear();
+  ClearCoasting();
   waiting_.clear();
   batch_.clear();
   in_iteration_ = false;

@@ -23,6 +23,20 @@
 // TTFT ends with the iteration that completes the prefill (it samples the first
 // token); E2E with the iteration that samples the last token.
 //
+// Coasting decodes. Most iterations leave a decoding request exactly as
+// before but one token longer: it needs no new block, completes no block to
+// register, and does not finish. Such a request coasts: it is scheduled in
+// every iteration as part of one aggregate (its count and the sum of its
+// contexts, all the cost model reads of it) and its token counts are brought
+// up to date only at the iteration where it needs a block, fills one or
+// finishes, or when it is preempted. Those iterations visit it as before and
+// in the same order, so every allocation, registration, eviction, preemption,
+// observer call and load signal is the same as visiting every decode: exact,
+// and tested against that (coast_decodes = false). It needs every running
+// decode to be scheduled in every iteration, which holds when the sequence
+// cap is within the token budget (vLLM's defaults: 256 and 8,192); otherwise
+// nothing coasts.
+//
 // With a host-memory tier (SchedulerConfig::kv_tier, kv_tier.h), the blocks of
 // a request's chain that follow its HBM hit and are held in DRAM are loaded at
 // admission instead of computed, and the iteration that first schedules the
@@ -64,6 +78,11 @@ struct SchedulerConfig {
   // A local-SSD tier below the host tier (capacity 0: none); it spills and
   // loads through the host tier, so it needs one.
   KvTierConfig ssd_tier{};
+  // Decodes between the iterations that can change them coast (replica.h,
+  // "Coasting decodes"): the same results, without visiting each one each
+  // iteration. false visits every decode every iteration: the oracle the
+  // differential test compares against.
+  bool coast_decodes = true;
 };
 
 // Receives what happens to requests inside a replica.
@@ -148,9 +167,19 @@ class Replica {
  private:
   struct BatchEntry {
     uint32_t slot;
+    uint32_t running_index;  // in running_: the batch is formed and run without reordering it
     uint32_t tokens;
     uint32_t context;  // tokens before these: the decode's or the chunk's attention context
     bool decode;
+  };
+  // A running request. A coasting one (wake > step_) has been scheduled in
+  // every iteration since `since`; its InFlightRequest counts are those it had
+  // then, and `wake` is the iteration where it must be visited again.
+  struct RunningEntry {
+    uint32_t slot;
+    uint64_t since = 0;
+    uint64_t wake = 0;  // <= step_: visited every iteration
+    bool coasting(uint64_t step) const { return wake > step; }
   };
 
   uint32_t BlocksFor(uint32_t tokens) const { return FullBlocks(tokens + block_size_ - 1); }
@@ -169,7 +198,7 @@ class Replica {
   // Admits waiting requests queued by `visible`, FCFS, while budget, the
   // sequence cap and KV blocks allow.
   void AdmitWaiting(sim::Time visible, sim::Time now, ReplicaObserver& observer);
-  void Schedule(uint32_t slot, uint32_t tokens, bool decode);
+  void Schedule(uint32_t running_index, uint32_t tokens, bool decode);
   // Load-signal bookkeeping: remove a request's contribution before changing
   // it, add it back after.
   static uint32_t PrefillOwed(const InFlightRequest& r);
@@ -177,6 +206,17 @@ class Replica {
   void Account(const InFlightRequest& r);
   // Refreshes the KV signals after the pool changed at `now`.
   void UpdateKvUtilization(sim::Time now);
+  // Coasting (replica_coasting.cc). The iterations a decode can coast through
+  // before it must be visited; 0 if it cannot coast.
+  uint64_t CoastableSteps(const InFlightRequest& r) const;
+  // Lets every decode the last batch visited coast from the next iteration if
+  // it can; after completions reordered running_, every running request is
+  // looked at instead.
+  void StartCoasting(bool running_reordered);
+  // Brings a coasting request's counts up to iteration step_ and takes it out
+  // of the aggregate; it is visited from now on.
+  void StopCoasting(RunningEntry& e);
+  void ClearCoasting();
 
   uint32_t id_;
   const CostModel& cost_model_;
@@ -190,15 +230,22 @@ class Replica {
   std::unique_ptr<HostKvTier> tier_;      // null without a host tier
   sim::Time pending_load_ = 0;            // loads the iteration being formed waits for
   sim::RingDeque<uint32_t> waiting_;
-  std::vector<uint32_t> running_;  // admission order: the back is the newest
+  std::vector<RunningEntry> running_;  // admission order: the back is the newest
   std::vector<BatchEntry> batch_;
   uint32_t budget_ = 0;
   uint32_t held_blocks_ = 0;
   sim::Time held_since_ = 0;
   double held_block_seconds_ = 0;  // up to held_since_
   bool in_iteration_ = false;
-  sim::Time last_start_ = -1;   // of the last non-empty iteration
-  sim::Time last_finish_ = -1;  // likewise
+  // Coasting: iterations finished so far, whether decodes may coast here, and
+  // the coasting requests' count and Σ context (total tokens) in iteration step_.
+  uint64_t step_ = 0;
+  bool coasting_allowed_ = false;
+  uint32_t coasting_ = 0;
+  int64_t coasting_context_ = 0;
+  bool coasting_charged_ = false;  // the budget of iteration step_ already counts them
+  sim::Time last_start_ = -1;      // of the last non-empty iteration
+  sim::Time last_finish_ = -1;     // likewise
   ReplicaCounters counters_;
 };
 
