@@ -25,19 +25,39 @@ void ReserveBlocks(std::span<const PromptSegment> segments, const PromptSegment&
 
 void BlockHasher::Append(const PromptSegment& segment, std::vector<uint64_t>* out) {
   uint32_t offset = 0;
-  while (offset < segment.tokens) {
-    uint32_t piece = std::min(segment.tokens - offset, block_size_ - filled_);
-    uint64_t where = (static_cast<uint64_t>(offset) << 32) | piece;
-    content_ = sim::Combine(content_, sim::Combine(segment.salt, where));
-    offset += piece;
-    filled_ += piece;
-    if (filled_ == block_size_) {
-      chain_ = sim::ChainBlockHash(chain_, content_);
-      out->push_back(chain_);
-      content_ = 0;
-      filled_ = 0;
+  if (filled_ > 0 && segment.tokens > 0) offset = AppendPiece(segment, 0, out);
+  // The blocks wholly inside the segment, each one piece starting empty
+  // (content 0): the loop that hashes long prompts, written without the
+  // general case's branches so that consecutive blocks' content hashes,
+  // which do not depend on the chain, overlap.
+  const uint32_t whole = (segment.tokens - offset) / block_size_;
+  if (whole > 0) {
+    const size_t first = out->size();
+    out->resize(first + whole);
+    uint64_t* hashes = out->data() + first;
+    for (uint32_t b = 0; b < whole; ++b, offset += block_size_) {
+      const uint64_t where = (static_cast<uint64_t>(offset) << 32) | block_size_;
+      const uint64_t content = sim::Combine(0, sim::Combine(segment.salt, where));
+      chain_ = sim::ChainBlockHash(chain_, content);
+      hashes[b] = chain_;
     }
   }
+  if (offset < segment.tokens) AppendPiece(segment, offset, out);
+}
+
+uint32_t BlockHasher::AppendPiece(const PromptSegment& segment, uint32_t offset,
+                                  std::vector<uint64_t>* out) {
+  const uint32_t piece = std::min(segment.tokens - offset, block_size_ - filled_);
+  const uint64_t where = (static_cast<uint64_t>(offset) << 32) | piece;
+  content_ = sim::Combine(content_, sim::Combine(segment.salt, where));
+  filled_ += piece;
+  if (filled_ == block_size_) {
+    chain_ = sim::ChainBlockHash(chain_, content_);
+    out->push_back(chain_);
+    content_ = 0;
+    filled_ = 0;
+  }
+  return offset + piece;
 }
 
 void HashPromptBlocks(std::span<const PromptSegment> segments, uint32_t block_size,

@@ -51,6 +51,10 @@ class BlockHasher {
   uint32_t block_size() const { return block_size_; }
 
  private:
+  // Adds the segment's tokens from `offset` up to the end of the block being
+  // filled or of the segment, whichever comes first; returns where it stopped.
+  uint32_t AppendPiece(const PromptSegment& segment, uint32_t offset, std::vector<uint64_t>* out);
+
   uint32_t block_size_;
   uint64_t chain_ = kRootBlockHash;
   uint64_t content_ = 0;  // the pieces of the block being filled

@@ -1,8 +1,11 @@
 // SequenceHasher's memory of long segments against hashing afresh
 // (HashSequenceBlocks): the same hashes on every request, whether a segment
-// is new, seen once, kept, or pushed out of its table slot by another.
+// is new, seen once, kept, or pushed out of its table slot by another. And
+// BlockHasher's loop over whole blocks against the definition it shortcuts:
+// one piece of a segment at a time, each piece as long as the block allows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "models/prompt_blocks.h"
@@ -11,6 +14,50 @@
 
 namespace kvroute::models {
 namespace {
+
+// The definition (prompt_blocks.h): a block's content combines the (salt,
+// offset, length) of each piece inside it; its hash chains the previous one.
+std::vector<uint64_t> HashPieceByPiece(const std::vector<PromptSegment>& segments,
+                                       uint32_t block_size) {
+  std::vector<uint64_t> out;
+  uint64_t chain = kRootBlockHash, content = 0;
+  uint32_t filled = 0;
+  for (const PromptSegment& segment : segments) {
+    for (uint32_t offset = 0; offset < segment.tokens;) {
+      const uint32_t piece = std::min(segment.tokens - offset, block_size - filled);
+      content = sim::Combine(content, sim::Combine(segment.salt, (uint64_t{offset} << 32) | piece));
+      offset += piece;
+      filled += piece;
+      if (filled == block_size) {
+        out.push_back(chain = sim::ChainBlockHash(chain, content));
+        content = 0;
+        filled = 0;
+      }
+    }
+  }
+  return out;
+}
+
+TEST(BlockHasherTest, HashesAsTheDefinitionPieceByPiece) {
+  sim::RandomStream rng(11, "test.block_hasher");
+  std::vector<uint64_t> got;
+  for (int i = 0; i < 3000; ++i) {
+    const uint32_t block_size = 1 + static_cast<uint32_t>(rng.UniformInt(40));
+    std::vector<PromptSegment> segments;
+    const int count = 1 + static_cast<int>(rng.UniformInt(6));
+    for (int s = 0; s < count; ++s) {
+      // Empty, shorter than a block, and many blocks long, on and off the
+      // block boundaries.
+      const uint32_t tokens = rng.Uniform() < 0.1
+                                  ? 0
+                                  : static_cast<uint32_t>(rng.UniformInt(3 * block_size + 1) +
+                                                          block_size * rng.UniformInt(8));
+      segments.push_back({sim::Combine(5, rng.UniformInt(1000)), tokens});
+    }
+    HashPromptBlocks(segments, block_size, &got);
+    ASSERT_EQ(got, HashPieceByPiece(segments, block_size)) << "case " << i;
+  }
+}
 
 TEST(SequenceHasherTest, EveryRequestHashesAsAfresh) {
   constexpr uint32_t kBlock = 16;
