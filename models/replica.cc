@@ -29,8 +29,8 @@ Replica::Replica(uint32_t id, const CostModel& cost_model, SchedulerConfig confi
 }
 
 BlockChain Replica::CacheableChain(const InFlightRequest& r) const {
-  if (!config_.cache_generated_tokens) return BlockChain(r.request.block_hashes);
-  return BlockChain(r.request.block_hashes, r.request.output_block_hashes);
+  if (!config_.cache_generated_tokens) return BlockChain(r.request.hashes.prompt());
+  return BlockChain(r.request.hashes.prompt(), r.request.hashes.output());
 }
 
 uint32_t Replica::BlocksNeeded(const Request& request) const {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/kv_cache.h"
+#include "models/request_hashes.h"
 #include "sim/core/time.h"
 
 namespace kvroute::models {
@@ -20,15 +21,8 @@ struct Request {
   uint64_t session = 0;
   uint32_t prompt_tokens = 0;
   uint32_t output_tokens = 0;  // >= 1
-  // Chained hashes of the prompt's full blocks; the trailing partial block is
-  // not cacheable and has no hash.
-  std::vector<uint64_t> block_hashes;
-  // The same chain continued through the output: the hash of every full block
-  // that generated tokens complete (the block straddling the prompt's tail
-  // and the first output tokens included). An engine that caches generated
-  // tokens registers them as their KV is computed; a later turn whose prompt
-  // repeats this prompt and output then hits them. Empty when unknown.
-  std::vector<uint64_t> output_block_hashes;
+  // The prompt's and the output's chained block hashes (request_hashes.h).
+  RequestHashes hashes;
 };
 
 // A request between arrival and completion. Lives in a RequestPool slot whose
@@ -98,8 +92,7 @@ class RequestPool {
   // The slot's vectors keep their capacity for the next request.
   void Release(uint32_t slot) {
     InFlightRequest& r = slots_[slot];
-    r.request.block_hashes.clear();
-    r.request.output_block_hashes.clear();
+    r.request.hashes.Clear();
     r.kv = KvHandle{};
     r.hit_tokens = r.host_hit_tokens = r.ssd_hit_tokens = r.computed_tokens = r.generated_tokens =
         r.preemptions = r.retries = r.remote_tokens = 0;

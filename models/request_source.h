@@ -19,7 +19,7 @@ class RequestSource {
   virtual ~RequestSource() = default;
 
   // Fills `out` with the next request in arrival order and returns true, or
-  // returns false when there is none before the end. Reuses out->block_hashes.
+  // returns false when there is none before the end. Reuses out->hashes.prompt().
   virtual bool Next(Request* out) = 0;
 
   // The expected share of requests of each key (sums to 1): the planner's
@@ -31,7 +31,7 @@ class RequestSource {
   // told the workload's true current rates would see.
   virtual void KeyLoadAt(sim::Time /*t*/, std::vector<double>* out) const { *out = key_shares(); }
 
-  // The segments of the prompt Next() last returned (its block_hashes are
+  // The segments of the prompt Next() last returned (its hashes.prompt() are
   // their full blocks), valid until the next call; empty when not known.
   virtual std::span<const PromptSegment> segments() const { return {}; }
 

@@ -127,8 +127,8 @@ void SessionPlanner::Emit(Session* session, uint64_t request_id, sim::Time arriv
   out->prompt_tokens = TotalTokens(s.history);
   out->output_tokens = s.steps[step].output_tokens;
   HashSequenceBlocks(s.history, OutputSegment(s, step),
-                     static_cast<uint32_t>(config_.block_size_tokens), &out->block_hashes,
-                     &out->output_block_hashes);
+                     static_cast<uint32_t>(config_.block_size_tokens), out->hashes.mutable_prompt(),
+                     out->hashes.mutable_output());
 }
 
 SessionSource::SessionSource(const WorkloadConfig& config, uint64_t seed, double qps, sim::Time end)

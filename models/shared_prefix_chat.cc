@@ -17,7 +17,7 @@ SharedPrefixChat::SharedPrefixChat(std::shared_ptr<const SharedPrefixPrompts> pr
     : prompts_(std::move(prompts)),
       conversation_(conversation),
       users_(prompts_->prompts()),
-      hasher_(block_size) {}
+      hasher_(std::make_shared<SequenceHasher>(block_size)) {}
 
 bool SharedPrefixChat::Claim(uint32_t user, uint32_t client) {
   User& u = users_[user];
@@ -98,7 +98,7 @@ void SharedPrefixChat::Emit(uint32_t user, uint64_t request_id, sim::Time arriva
   out->session = user;
   out->prompt_tokens = static_cast<uint32_t>(u.tokens);
   out->output_tokens = output.tokens;
-  hasher_.Hash(u.context, output, &out->block_hashes, &out->output_block_hashes);
+  out->hashes.HashLater(hasher_, u.context, output);
 }
 
 }  // namespace kvroute::models

@@ -104,7 +104,7 @@ class SharedPrefixChat {
   std::vector<Waiting> waiting_;  // the lists' cells; free cells chained from free_
   uint32_t free_ = kNone;
   uint64_t waiting_count_ = 0;
-  SequenceHasher hasher_;
+  std::shared_ptr<SequenceHasher> hasher_;  // shared with the requests it has yet to hash
 };
 
 }  // namespace kvroute::models

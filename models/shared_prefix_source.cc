@@ -16,7 +16,7 @@ SharedPrefixSource::SharedPrefixSource(const WorkloadConfig& config, uint64_t se
       end_(end),
       shares_(config.shared_prefix.groups, 1.0 / config.shared_prefix.groups),
       arrival_rng_(seed, "workload.arrivals"),
-      hasher_(static_cast<uint32_t>(config.block_size_tokens)) {
+      hasher_(std::make_shared<SequenceHasher>(static_cast<uint32_t>(config.block_size_tokens))) {
   if (config.shared_prefix.multi_turn_chat) {
     chat_ = std::make_unique<SharedPrefixChat>(
         prompts_, static_cast<uint32_t>(config.block_size_tokens), stage);
@@ -53,8 +53,7 @@ bool SharedPrefixSource::Next(Request* out) {
   out->session = id;
   out->prompt_tokens = TotalTokens(segments_);
   out->output_tokens = prompts_->output_tokens[prompt];
-  hasher_.Hash(segments_, {sim::Combine(kOutputSalt, id), out->output_tokens}, &out->block_hashes,
-               &out->output_block_hashes);
+  out->hashes.HashLater(hasher_, segments_, {sim::Combine(kOutputSalt, id), out->output_tokens});
   return true;
 }
 

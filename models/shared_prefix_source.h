@@ -49,7 +49,7 @@ class SharedPrefixSource : public RequestSource {
   double time_s_ = 0;
   uint64_t next_id_ = 0;
   std::vector<PromptSegment> segments_;
-  SequenceHasher hasher_;
+  std::shared_ptr<SequenceHasher> hasher_;  // shared with the requests it has yet to hash
 };
 
 }  // namespace kvroute::models

@@ -34,7 +34,10 @@ void TraceSegments(const Trace& trace, const TraceRecord& r, uint64_t pass,
 
 TraceReplay::TraceReplay(std::shared_ptr<const Trace> trace, bool loop, double qps, sim::Time end,
                          uint32_t block_size)
-    : trace_(std::move(trace)), loop_(loop), end_(end), hasher_(block_size) {
+    : trace_(std::move(trace)),
+      loop_(loop),
+      end_(end),
+      hasher_(std::make_shared<SequenceHasher>(block_size)) {
   const auto& records = trace_->records;
   size_t n = records.size();
   period_s_ = TracePeriod(*trace_);
@@ -85,7 +88,7 @@ bool TraceReplay::Next(Request* out) {
   out->id = next_id_++;
   out->arrival = arrival;
   const PromptSegment output = TraceRequest(*trace_, index_++, pass_, out, &segments_);
-  hasher_.Hash(segments_, output, &out->block_hashes, &out->output_block_hashes);
+  out->hashes.HashLater(hasher_, segments_, output);
   return true;
 }
 

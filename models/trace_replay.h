@@ -50,7 +50,7 @@ class TraceReplay : public RequestSource {
   size_t index_ = 0;
   uint64_t pass_ = 0, next_id_ = 0;
   std::vector<PromptSegment> segments_;
-  SequenceHasher hasher_;
+  std::shared_ptr<SequenceHasher> hasher_;  // shared with the requests it has yet to hash
 };
 
 // Appends the segments of record `r` of pass `pass` to `out` (cleared first).

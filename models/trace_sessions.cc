@@ -74,7 +74,8 @@ void TraceSessionPlan::Emit(Session* session, uint64_t request_id, sim::Time arr
   out->arrival = arrival;
   const PromptSegment output =
       TraceRequest(replay_.trace(), step.trace_record, s.id / sessions(), out, &s.history);
-  HashSequenceBlocks(s.history, output, block_size_, &out->block_hashes, &out->output_block_hashes);
+  HashSequenceBlocks(s.history, output, block_size_, out->hashes.mutable_prompt(),
+                     out->hashes.mutable_output());
 }
 
 }  // namespace kvroute::models

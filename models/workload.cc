@@ -56,7 +56,7 @@ WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed
       session_rng_(seed, "workload.sessions"),
       rag_rng_(seed, "workload.rag"),
       no_prefix_rng_(seed, "workload.no_prefix"),
-      hasher_(static_cast<uint32_t>(config.block_size_tokens)) {
+      hasher_(std::make_shared<SequenceHasher>(static_cast<uint32_t>(config.block_size_tokens))) {
   if (config_.clients.enabled()) {
     // Session starts at the clients' request rates over the mean turns.
     clients_ = std::make_unique<ClientsProcess>(config_.clients, config_.rates, seed, qps,
@@ -236,7 +236,7 @@ void WorkloadGenerator::Emit(uint32_t slot, sim::Time arrival, Request* out) {
     out->session = s.id;
     out->prompt_tokens = TotalTokens(s.history);
     out->output_tokens = s.output_tokens[t];
-    hasher_.Hash(s.history, OutputSegment(s, t), &out->block_hashes, &out->output_block_hashes);
+    out->hashes.HashLater(hasher_, s.history, OutputSegment(s, t));
     emitted_slot_ = slot;
     emitted_segments_ = static_cast<uint32_t>(s.history.size());
   }

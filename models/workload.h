@@ -229,7 +229,7 @@ class WorkloadGenerator : public RequestSource {
   std::vector<uint32_t> free_slots_;
   std::priority_queue<Pending, std::vector<Pending>, std::greater<>> pending_;
   uint32_t emitted_slot_ = 0, emitted_segments_ = 0;  // the last request's prompt
-  SequenceHasher hasher_;
+  std::shared_ptr<SequenceHasher> hasher_;            // shared with the requests it has yet to hash
 };
 
 }  // namespace kvroute::models

@@ -41,7 +41,7 @@ void WorkloadStatsCollector::Add(const Request& r, std::span<const PromptSegment
     throw std::invalid_argument(
         "WorkloadStatsCollector: requests with and without segments in one stream");
   }
-  const uint32_t n = static_cast<uint32_t>(r.block_hashes.size());
+  const uint32_t n = static_cast<uint32_t>(r.hashes.prompt().size());
   if (with_segments) {
     SegmentRunEnds(segments, options_.block_size, n, &run_ends_);
   } else {
@@ -50,10 +50,10 @@ void WorkloadStatsCollector::Add(const Request& r, std::span<const PromptSegment
   }
   // With generated tokens cached, the output's blocks are recorded with the
   // prompt's, one more run (every block of it continues the output segment).
-  std::span<const uint64_t> observed = r.block_hashes;
-  if (options_.cache_generated_tokens && !r.output_block_hashes.empty()) {
-    sequence_.assign(r.block_hashes.begin(), r.block_hashes.end());
-    sequence_.insert(sequence_.end(), r.output_block_hashes.begin(), r.output_block_hashes.end());
+  std::span<const uint64_t> observed = r.hashes.prompt();
+  if (options_.cache_generated_tokens && !r.hashes.output().empty()) {
+    sequence_.assign(r.hashes.prompt().begin(), r.hashes.prompt().end());
+    sequence_.insert(sequence_.end(), r.hashes.output().begin(), r.hashes.output().end());
     run_ends_.push_back(static_cast<uint32_t>(sequence_.size()));
     observed = sequence_;
   }

@@ -84,7 +84,7 @@ double CostEstimator::Kind::OutstandingWorkSeconds(const models::ReplicaLoad& lo
 uint32_t ExactHitTokens(const ClusterView& view, uint32_t replica, const models::Request& request,
                         int block_size) {
   if (view.cache == nullptr || request.prompt_tokens == 0) return 0;
-  uint64_t blocks = view.cache->CachedPrefixBlocks(replica, request.block_hashes);
+  uint64_t blocks = view.cache->CachedPrefixBlocks(replica, request.hashes.prompt());
   return static_cast<uint32_t>(
       std::min<uint64_t>(blocks * static_cast<uint64_t>(block_size), request.prompt_tokens - 1));
 }
@@ -95,7 +95,7 @@ void ExactHitTokensAll(const ClusterView& view, const models::Request& request, 
     std::fill(out.begin(), out.end(), 0);
     return;
   }
-  view.cache->CachedPrefixBlocksAll(request.block_hashes, out);
+  view.cache->CachedPrefixBlocksAll(request.hashes.prompt(), out);
   for (uint32_t& hit : out) {
     hit = static_cast<uint32_t>(std::min<uint64_t>(
         uint64_t{hit} * static_cast<uint64_t>(block_size), request.prompt_tokens - 1));

@@ -48,9 +48,9 @@ class DynamoKvPolicy : public Policy {
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
     const double request_blocks = RequestBlocks(request);
     if (index_) {
-      index_->Depths(request.block_hashes, view.now, overlaps_);
+      index_->Depths(request.hashes.prompt(), view.now, overlaps_);
     } else if (view.cache != nullptr) {
-      view.cache->CachedPrefixBlocksAll(request.block_hashes, overlaps_);
+      view.cache->CachedPrefixBlocksAll(request.hashes.prompt(), overlaps_);
     } else {
       std::fill(overlaps_.begin(), overlaps_.end(), 0);
     }
@@ -74,7 +74,7 @@ class DynamoKvPolicy : public Policy {
 
   void OnDispatch(const models::Request& request, uint32_t replica, sim::Time now) override {
     active_blocks_[replica] += static_cast<uint64_t>(RequestBlocks(request));
-    if (index_) index_->Record(replica, request.block_hashes, now);
+    if (index_) index_->Record(replica, request.hashes.prompt(), now);
   }
   void OnComplete(const models::Request& request, uint32_t replica, sim::Time) override {
     uint64_t blocks = static_cast<uint64_t>(RequestBlocks(request));

@@ -50,8 +50,8 @@ class LlmdPolicy : public Policy {
         weighted_(ctx.num_replicas) {}
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
-    std::span<const uint64_t> chain(request.block_hashes.data(),
-                                    std::min(request.block_hashes.size(), kMaxPrefixBlocks));
+    std::span<const uint64_t> chain(request.hashes.prompt().data(),
+                                    std::min(request.hashes.prompt().size(), kMaxPrefixBlocks));
     for (uint32_t e = 0; e < view.size(); ++e) {
       eligible_[e] = view.healthy(e);
       queue_[e] = view.replicas[e].waiting;
@@ -110,8 +110,8 @@ class LlmdPolicy : public Policy {
     if (precise_) return;
     index_.Record(
         replica,
-        std::span<const uint64_t>(request.block_hashes.data(),
-                                  std::min(request.block_hashes.size(), kMaxPrefixBlocks)),
+        std::span<const uint64_t>(request.hashes.prompt().data(),
+                                  std::min(request.hashes.prompt().size(), kMaxPrefixBlocks)),
         now);
   }
 

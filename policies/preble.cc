@@ -98,7 +98,7 @@ class PreblePolicy : public Policy {
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
     UndoUndispatched();
     splits_.clear();
-    const uint32_t leaf = tree_.Insert(request.block_hashes, &splits_);
+    const uint32_t leaf = tree_.Insert(request.hashes.prompt(), &splits_);
     for (const PrebleTree::Split& split : splits_) {
       if (tree_.large(split.parent) && !tree_.large(split.child)) {
         for (uint32_t g : tree_.allocation(split.child))
@@ -150,7 +150,7 @@ class PreblePolicy : public Policy {
   void OnComplete(const models::Request& request, uint32_t replica, sim::Time now) override {
     const sim::Time first = first_token_.Take(request.id);
     const uint32_t leaf =
-        request.block_hashes.empty() ? PrebleTree::kNone : tree_.Find(request.block_hashes);
+        request.hashes.prompt().empty() ? PrebleTree::kNone : tree_.Find(request.hashes.prompt());
     if (leaf != PrebleTree::kNone) {  // nodes are never removed: found if routed here
       if (first != sim::kNever) {
         detector_.Add(now, Important(leaf), replica, sim::ToSeconds(first - request.arrival));

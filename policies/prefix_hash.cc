@@ -24,8 +24,8 @@ class PrefixHashPolicy : public Policy {
         hash_by_(static_cast<HashBy>(params.Get("hash_by"))) {}
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
-    size_t n = std::min(blocks_, request.block_hashes.size());
-    uint64_t prefix = n > 0 ? request.block_hashes[n - 1] : sim::Mix64(request.key);
+    size_t n = std::min(blocks_, request.hashes.prompt().size());
+    uint64_t prefix = n > 0 ? request.hashes.prompt()[n - 1] : sim::Mix64(request.key);
     uint64_t hash =
         hash_by_ == HashBy::kTenant ? sim::Combine(request.tenant, prefix) : sim::Mix64(prefix);
     // prefix_hash / key_hash (no full block to hash), owner_down when the

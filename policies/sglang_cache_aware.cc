@@ -50,7 +50,7 @@ class SglangCacheAwarePolicy : public Policy {
     } else {
       pick = ByCache(request, view);
     }
-    if (tree_) tree_->Insert(request.block_hashes, pick, view.now);
+    if (tree_) tree_->Insert(request.hashes.prompt(), pick, view.now);
     return pick;
   }
 
@@ -80,7 +80,7 @@ class SglangCacheAwarePolicy : public Policy {
   }
 
   uint32_t ByCache(const models::Request& request, const ClusterView& view) {
-    const auto& chain = request.block_hashes;
+    const auto& chain = request.hashes.prompt();
     BlockRadixTree::Match match =
         tree_ ? tree_->PrefixMatch(chain, view.now) : ExactMatch(request, view);
     double rate =
@@ -107,13 +107,13 @@ class SglangCacheAwarePolicy : public Policy {
   // much, the one first in a per-prompt hashed order, as the tree's owner.
   BlockRadixTree::Match ExactMatch(const models::Request& request, const ClusterView& view) {
     BlockRadixTree::Match match;
-    if (view.cache == nullptr || request.block_hashes.empty()) return match;
+    if (view.cache == nullptr || request.hashes.prompt().empty()) return match;
     uint64_t best_rank = 0;
-    view.cache->CachedPrefixBlocksAll(request.block_hashes, cached_);
+    view.cache->CachedPrefixBlocksAll(request.hashes.prompt(), cached_);
     for (uint32_t r = 0; r < view.size(); ++r) {
       const uint32_t blocks = cached_[r];
       if (blocks == 0) continue;
-      uint64_t rank = sim::Combine(request.block_hashes[blocks - 1], r);
+      uint64_t rank = sim::Combine(request.hashes.prompt()[blocks - 1], r);
       if (blocks > match.blocks || (blocks == match.blocks && rank < best_rank)) {
         match = {blocks, r};
         best_rank = rank;

@@ -89,7 +89,7 @@ bool ClusterSimulation::RouteDisaggregated(uint32_t slot, Time now) {
   r.route_score = decode.policy->LastRoute().score;
   Deployment& prefill = deployments_[pd_->prefill_pool()];
   // The decider reads the decode replica's cache as the decode policy does.
-  const uint32_t cached = decode.oracle->CachedPrefixBlocks(local, r.request.block_hashes);
+  const uint32_t cached = decode.oracle->CachedPrefixBlocks(local, r.request.hashes.prompt());
   const bool split = pd_->Split(r.request, cached) && healthy(prefill);
   pd_->OnDecided(split);
   state.split = split;
@@ -120,7 +120,7 @@ void ClusterSimulation::OnPrefilled(uint32_t slot, Time now) {
   }
   const uint32_t sent = r.request.prompt_tokens - 1;
   const uint32_t held =
-      replicas_[to]->kv_cache().MatchPrefix(r.request.block_hashes) *
+      replicas_[to]->kv_cache().MatchPrefix(r.request.hashes.prompt()) *
       static_cast<uint32_t>(scenario_.resolved_profile.ResolvedEngine().block_size_tokens);
   const uint32_t tokens = sent > held ? sent - held : 0;
   r.remote_tokens = sent;

@@ -37,8 +37,15 @@ uint32_t DeploymentRouter::Pick(const models::Request& request, Time now,
                                 std::span<const models::ReplicaLoad> loads) {
   const uint32_t n = count();
   const double now_s = ToSeconds(now);
-  const auto& chain = request.block_hashes;
-  bool any_up = false;
+  // One deployment: the request goes there, its blocks unread (a prompt is
+  // hashed only when first read, request_hashes.h).
+  if (n == 1) {
+    for (uint32_t r = offsets_[0]; r < offsets_[0] + sizes_[0]; ++r) {
+      if (loads[r].healthy) return 0;
+    }
+    return n;
+  }
+  const auto& chain = request.hashes.prompt();
   for (uint32_t d = 0; d < n; ++d) {
     bool up = false;
     uint32_t best = 0, serving = 0;
@@ -48,18 +55,16 @@ uint32_t DeploymentRouter::Pick(const models::Request& request, Time now,
       up = true;
       ++serving;
       waiting += loads[r].waiting;
-      if (n > 1 && scenario_.lambda_h > 0 && !chain.empty() && sent_.empty()) {
+      if (scenario_.lambda_h > 0 && !chain.empty() && sent_.empty()) {
         best = std::max(best, oracle_.CachedPrefixBlocks(r, chain));
       }
     }
-    any_up |= up;
     if (up && !sent_.empty()) best = sent_[d].Depth(0, chain, now);
     weights_[d] = up ? scenario_.PoolWeightAt(pools_[d], now_s) : 0;
     hit_ratios_[d] =
         chain.empty() ? 0 : static_cast<double>(best) / static_cast<double>(chain.size());
     waiting_[d] = serving > 0 ? waiting / serving : 0;
   }
-  if (n == 1) return any_up ? 0 : n;  // its weight does not matter
   return static_cast<uint32_t>(policies::ChooseDeployment(
       weights_, hit_ratios_, scenario_.lambda_h, rng_, scratch_, waiting_, scenario_.lambda_q));
 }
@@ -83,7 +88,7 @@ void DeploymentRouter::OnRouted(const models::Request& request, uint32_t chosen)
 }
 
 void DeploymentRouter::OnQueued(const models::Request& request, uint32_t d, Time now) {
-  if (!sent_.empty()) sent_[d].Record(0, request.block_hashes, now);
+  if (!sent_.empty()) sent_[d].Record(0, request.hashes.prompt(), now);
 }
 
 void DeploymentRouter::OnAdmitted(const models::InFlightRequest& r, uint32_t d) {

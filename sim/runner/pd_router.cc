@@ -40,7 +40,7 @@ bool PdRouter::Split(const models::Request& request, uint32_t decode_cached_bloc
       return uncached >= spec_.threshold_tokens;
     }
     case Decider::kDecodeFirst:
-      return decode_cached_blocks < request.block_hashes.size();
+      return decode_cached_blocks < request.hashes.prompt().size();
   }
   return true;
 }

@@ -304,7 +304,7 @@ TEST(ClientsWorkloadTest, SameSeedSameRequests) {
     ASSERT_TRUE(b.Next(&y));
     EXPECT_EQ(x.arrival, y.arrival);
     EXPECT_EQ(x.key, y.key);
-    EXPECT_EQ(x.block_hashes, y.block_hashes);
+    EXPECT_EQ(x.hashes.prompt(), y.hashes.prompt());
     if (other.Next(&z) && (z.arrival != x.arrival || z.key != x.key)) differs = true;
   }
   EXPECT_FALSE(b.Next(&y));

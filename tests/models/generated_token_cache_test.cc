@@ -65,12 +65,12 @@ TEST_F(GeneratedTokenCacheTest, TheOutputBlocksHashAsTheNextPromptDoes) {
   ASSERT_TRUE(workload.Next(&second));
   ASSERT_EQ(first.session, second.session);
   // 137 prompt + 50 output tokens: 8 prompt blocks, then 3 more full blocks.
-  ASSERT_EQ(first.block_hashes.size(), 8u);
-  ASSERT_EQ(first.output_block_hashes.size(), 3u);
+  ASSERT_EQ(first.hashes.prompt().size(), 8u);
+  ASSERT_EQ(first.hashes.output().size(), 3u);
   ASSERT_EQ(second.prompt_tokens, 224u);
   for (size_t j = 0; j < 11; ++j) {
-    uint64_t turn1 = j < 8 ? first.block_hashes[j] : first.output_block_hashes[j - 8];
-    EXPECT_EQ(second.block_hashes[j], turn1) << "block " << j;
+    uint64_t turn1 = j < 8 ? first.hashes.prompt()[j] : first.hashes.output()[j - 8];
+    EXPECT_EQ(second.hashes.prompt()[j], turn1) << "block " << j;
   }
 }
 

@@ -103,7 +103,8 @@ struct PromptMaker {
     r->id = id;
     r->prompt_tokens = TotalTokens(segments);
     r->output_tokens = output.tokens;
-    HashSequenceBlocks(segments, output, 16, &r->block_hashes, &r->output_block_hashes);
+    HashSequenceBlocks(segments, output, 16, r->hashes.mutable_prompt(),
+                       r->hashes.mutable_output());
     segments.push_back(output);
     if (TotalTokens(segments) < 1200) earlier.push_back(segments);
     if (earlier.size() > 40) earlier.erase(earlier.begin());

@@ -32,7 +32,7 @@ class ReplicaTest : public ::testing::Test, public ReplicaObserver {
     for (uint32_t j = 0; j < prompt_tokens / 16; ++j) {
       uint64_t content =
           j < shared_blocks ? sim::Combine(prefix_tag, j) : sim::Combine(r.id + 99, j);
-      r.block_hashes.push_back(h = sim::ChainBlockHash(h, content));
+      r.hashes.mutable_prompt()->push_back(h = sim::ChainBlockHash(h, content));
     }
     EXPECT_TRUE(replica_->Enqueue(slot, now_));
     return slot;

@@ -45,7 +45,7 @@ class ReplicaTierTest : public ::testing::Test, public ReplicaObserver {
     r.output_tokens = 1;
     uint64_t h = 1;
     for (uint32_t j = 0; j < 10; ++j) {
-      r.block_hashes.push_back(h = sim::ChainBlockHash(h, sim::Combine(tag, j)));
+      r.hashes.mutable_prompt()->push_back(h = sim::ChainBlockHash(h, sim::Combine(tag, j)));
     }
     EXPECT_TRUE(replica_->Enqueue(slot, now_));
     return slot;

@@ -50,11 +50,11 @@ TEST(SessionPlanTest, ThreeTurnsResendPromptAndOutput) {
       const uint32_t user = b.prompt_tokens - a.prompt_tokens - a.output_tokens;
       EXPECT_GE(user, 5u);
       EXPECT_LE(user, 60u);
-      std::vector<uint64_t> earlier = a.block_hashes;
-      earlier.insert(earlier.end(), a.output_block_hashes.begin(), a.output_block_hashes.end());
+      std::vector<uint64_t> earlier = a.hashes.prompt();
+      earlier.insert(earlier.end(), a.hashes.output().begin(), a.hashes.output().end());
       EXPECT_EQ(earlier.size(), (a.prompt_tokens + a.output_tokens) / 16);
-      ASSERT_GE(b.block_hashes.size(), earlier.size());
-      EXPECT_TRUE(std::equal(earlier.begin(), earlier.end(), b.block_hashes.begin()));
+      ASSERT_GE(b.hashes.prompt().size(), earlier.size());
+      EXPECT_TRUE(std::equal(earlier.begin(), earlier.end(), b.hashes.prompt().begin()));
     }
   }
 }
@@ -128,11 +128,11 @@ TEST(SessionPlanTest, ParallelCallsAppendEveryOutputAndWaitForTheSlowest) {
       EXPECT_EQ((tail - 1)->tokens, previous.output_tokens);
       EXPECT_EQ(step.new_tokens, appended);
       EXPECT_EQ(r.prompt_tokens, previous.prompt_tokens + previous.output_tokens + appended);
-      std::vector<uint64_t> earlier = previous.block_hashes;
-      earlier.insert(earlier.end(), previous.output_block_hashes.begin(),
-                     previous.output_block_hashes.end());
-      ASSERT_GE(r.block_hashes.size(), earlier.size());
-      EXPECT_TRUE(std::equal(earlier.begin(), earlier.end(), r.block_hashes.begin()));
+      std::vector<uint64_t> earlier = previous.hashes.prompt();
+      earlier.insert(earlier.end(), previous.hashes.output().begin(),
+                     previous.hashes.output().end());
+      ASSERT_GE(r.hashes.prompt().size(), earlier.size());
+      EXPECT_TRUE(std::equal(earlier.begin(), earlier.end(), r.hashes.prompt().begin()));
       EXPECT_EQ(step.gap_s, std::round(step.gap_s));
       EXPECT_GE(step.gap_s, 1);
       EXPECT_LE(step.gap_s, 9);

@@ -41,9 +41,9 @@ TEST(SessionTest, TurnsGrowTheirPromptAndShareBlocks) {
       uint32_t user = b.prompt_tokens - a.prompt_tokens - a.output_tokens;
       EXPECT_GE(user, 5u);
       EXPECT_LE(user, 60u);
-      ASSERT_GE(b.block_hashes.size(), a.block_hashes.size());
-      for (size_t j = 0; j < a.block_hashes.size(); ++j) {
-        EXPECT_EQ(b.block_hashes[j], a.block_hashes[j]);
+      ASSERT_GE(b.hashes.prompt().size(), a.hashes.prompt().size());
+      for (size_t j = 0; j < a.hashes.prompt().size(); ++j) {
+        EXPECT_EQ(b.hashes.prompt()[j], a.hashes.prompt()[j]);
       }
       ++checked;
     }
@@ -116,7 +116,7 @@ TEST(SessionTest, RagChunksAreSharedAcrossKeysOnlyAfterTheSystemPrompt) {
   WorkloadGenerator g(c, 6, 10, sim::FromSeconds(100));
   std::map<uint64_t, int> first_blocks;
   Request r;
-  while (g.Next(&r)) ++first_blocks[r.block_hashes.at(0)];
+  while (g.Next(&r)) ++first_blocks[r.hashes.prompt().at(0)];
   EXPECT_EQ(first_blocks.size(), 3u);  // one chunk of one of three documents
 }
 
@@ -125,7 +125,7 @@ TEST(WorkloadStatsTest, CountsIdealLruAndWindowHits) {
   WorkloadStatsCollector stats(o);
   Request r;
   r.prompt_tokens = 64;
-  r.block_hashes = {11, 12, 13, 14};
+  *r.hashes.mutable_prompt() = {11, 12, 13, 14};
   stats.Add(r);
   r.arrival = sim::FromSeconds(5);
   stats.Add(r);

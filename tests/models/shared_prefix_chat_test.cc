@@ -35,8 +35,8 @@ std::vector<Request> Draw(const WorkloadConfig& c, uint64_t seed, size_t n, uint
 }
 
 std::vector<uint64_t> Sequence(const Request& r) {
-  std::vector<uint64_t> all = r.block_hashes;
-  all.insert(all.end(), r.output_block_hashes.begin(), r.output_block_hashes.end());
+  std::vector<uint64_t> all = r.hashes.prompt();
+  all.insert(all.end(), r.hashes.output().begin(), r.hashes.output().end());
   return all;
 }
 
@@ -65,15 +65,15 @@ TEST(SharedPrefixChatTest, RoundsResendTheConversationSoFar) {
       if (r == 0) continue;
       const std::vector<uint64_t> earlier = Sequence(turns[r - 1]);
       EXPECT_EQ(earlier.size(), (turns[r - 1].prompt_tokens + kOutput) / 16);
-      ASSERT_GE(turns[r].block_hashes.size(), earlier.size());
-      EXPECT_TRUE(std::equal(earlier.begin(), earlier.end(), turns[r].block_hashes.begin()))
+      ASSERT_GE(turns[r].hashes.prompt().size(), earlier.size());
+      EXPECT_TRUE(std::equal(earlier.begin(), earlier.end(), turns[r].hashes.prompt().begin()))
           << "user " << user << " round " << r;
-      EXPECT_NE(turns[r].output_block_hashes, turns[r - 1].output_block_hashes);
+      EXPECT_NE(turns[r].hashes.output(), turns[r - 1].hashes.output());
     }
   }
   // The first round of the k-th user to speak is the single-turn k-th prompt.
   for (size_t k = 0; k < users; ++k) {
-    EXPECT_EQ(chat[k].block_hashes, single[k].block_hashes) << k;
+    EXPECT_EQ(chat[k].hashes.prompt(), single[k].hashes.prompt()) << k;
     EXPECT_EQ(chat[k].prompt_tokens, kSystem + kQuestion);
   }
 }
@@ -86,8 +86,8 @@ TEST(SharedPrefixChatTest, DeterministicPerSeedAndStage) {
   for (size_t k = 0; k < a.size(); ++k) {
     EXPECT_EQ(a[k].arrival, b[k].arrival);
     EXPECT_EQ(a[k].session, b[k].session);
-    EXPECT_EQ(a[k].block_hashes, b[k].block_hashes);
-    EXPECT_EQ(a[k].output_block_hashes, b[k].output_block_hashes);
+    EXPECT_EQ(a[k].hashes.prompt(), b[k].hashes.prompt());
+    EXPECT_EQ(a[k].hashes.output(), b[k].hashes.output());
   }
   WorkloadConfig c = ChatConfig();
   c.shared_prefix.groups = 20;
@@ -98,8 +98,8 @@ TEST(SharedPrefixChatTest, DeterministicPerSeedAndStage) {
   EXPECT_NE(users[0], users[1]);
   const std::vector<Request> later = Draw(ChatConfig(), 5, 6, 1);
   for (size_t k = 0; k < later.size(); ++k) {
-    EXPECT_EQ(later[k].block_hashes, a[k].block_hashes);
-    EXPECT_NE(later[k].output_block_hashes, a[k].output_block_hashes);
+    EXPECT_EQ(later[k].hashes.prompt(), a[k].hashes.prompt());
+    EXPECT_NE(later[k].hashes.output(), a[k].hashes.output());
   }
 }
 
@@ -116,8 +116,8 @@ TEST(SharedPrefixChatTest, AFailedRoundLeavesTheContext) {
   }
   EXPECT_EQ(r[1].prompt_tokens, 2 * (kSystem + kQuestion) + kOutput);
   EXPECT_EQ(r[2].prompt_tokens, r[1].prompt_tokens);
-  EXPECT_EQ(r[2].block_hashes, r[1].block_hashes);
-  EXPECT_NE(r[2].output_block_hashes, r[1].output_block_hashes);  // another response
+  EXPECT_EQ(r[2].hashes.prompt(), r[1].hashes.prompt());
+  EXPECT_NE(r[2].hashes.output(), r[1].hashes.output());  // another response
   EXPECT_EQ(r[3].prompt_tokens, r[2].prompt_tokens + kOutput + kSystem + kQuestion);
 }
 

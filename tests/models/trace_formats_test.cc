@@ -196,11 +196,11 @@ TEST(TraceFormatsTest, KvrouteCsvNamesSessionsTenantsAndBlocks) {
   TraceReplay replay(shared, false, NativeQps(t), sim::kNever, 16);
   Request r[3];
   for (Request& x : r) ASSERT_TRUE(replay.Next(&x));
-  ASSERT_EQ(r[0].block_hashes.size(), 2u);  // 40 tokens: 2 full blocks
-  EXPECT_EQ(r[1].block_hashes[0], r[0].block_hashes[0]);
-  EXPECT_EQ(r[1].block_hashes[1], r[0].block_hashes[1]);
-  ASSERT_EQ(r[1].block_hashes.size(), 3u);
-  EXPECT_NE(r[1].block_hashes[2], r[2].block_hashes[2]);  // ids 7 and 3 differ
+  ASSERT_EQ(r[0].hashes.prompt().size(), 2u);  // 40 tokens: 2 full blocks
+  EXPECT_EQ(r[1].hashes.prompt()[0], r[0].hashes.prompt()[0]);
+  EXPECT_EQ(r[1].hashes.prompt()[1], r[0].hashes.prompt()[1]);
+  ASSERT_EQ(r[1].hashes.prompt().size(), 3u);
+  EXPECT_NE(r[1].hashes.prompt()[2], r[2].hashes.prompt()[2]);  // ids 7 and 3 differ
   EXPECT_EQ(replay.tenant_shares().size(), 2u);
 }
 

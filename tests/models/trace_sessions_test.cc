@@ -62,8 +62,8 @@ TEST(TraceSessionPlanTest, SessionsInOrderOfFirstTurnWithTheReplaysTimesAndReque
       EXPECT_EQ(r.key, open[record].key);
       EXPECT_EQ(r.prompt_tokens, open[record].prompt_tokens);
       EXPECT_EQ(r.output_tokens, open[record].output_tokens);
-      EXPECT_EQ(r.block_hashes, open[record].block_hashes);
-      EXPECT_EQ(r.output_block_hashes, open[record].output_block_hashes);
+      EXPECT_EQ(r.hashes.prompt(), open[record].hashes.prompt());
+      EXPECT_EQ(r.hashes.output(), open[record].hashes.output());
     }
     EXPECT_TRUE(s.done());
   }

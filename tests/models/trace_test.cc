@@ -68,7 +68,7 @@ TEST(TraceTest, ReplayYieldsTheTracesRequestsAndLengths) {
   while (replay.Next(&r)) {
     ++n;
     tokens += r.prompt_tokens;
-    EXPECT_EQ(r.block_hashes.size(), r.prompt_tokens / 16);
+    EXPECT_EQ(r.hashes.prompt().size(), r.prompt_tokens / 16);
   }
   EXPECT_EQ(n, raw.lines);
   EXPECT_EQ(tokens, raw.input_tokens);
@@ -83,7 +83,7 @@ TEST(TraceTest, ReplayScalesTimeToTheLoadAndLoops) {
   while (slow.Next(&a)) {
     ASSERT_TRUE(fast.Next(&b));
     EXPECT_NEAR(static_cast<double>(b.arrival), a.arrival / 2.0, 1.0);
-    EXPECT_EQ(a.block_hashes, b.block_hashes);
+    EXPECT_EQ(a.hashes.prompt(), b.hashes.prompt());
     ++n;
   }
   // 5 QPS for 3000 s: 3.76 passes of 3,993 requests; the partial last pass
@@ -136,10 +136,10 @@ TEST(TraceTest, MooncakeBlocksMapOntoSmallerBlocks) {
   Request a, b;
   ASSERT_TRUE(replay.Next(&a));
   ASSERT_TRUE(replay.Next(&b));
-  ASSERT_EQ(a.block_hashes.size(), 62u);
-  ASSERT_EQ(b.block_hashes.size(), 64u);
-  for (int j = 0; j < 32; ++j) EXPECT_EQ(a.block_hashes[j], b.block_hashes[j]);
-  EXPECT_NE(a.block_hashes[32], b.block_hashes[32]);
+  ASSERT_EQ(a.hashes.prompt().size(), 62u);
+  ASSERT_EQ(b.hashes.prompt().size(), 64u);
+  for (int j = 0; j < 32; ++j) EXPECT_EQ(a.hashes.prompt()[j], b.hashes.prompt()[j]);
+  EXPECT_NE(a.hashes.prompt()[32], b.hashes.prompt()[32]);
 }
 
 TEST(TraceTest, AzureReplayHasTheTracesRequestsAndNoSharing) {
@@ -159,8 +159,8 @@ TEST(TraceTest, AzureReplayHasTheTracesRequestsAndNoSharing) {
   while (replay.Next(&r)) {
     ++n;
     sum += r.prompt_tokens;
-    all_blocks += r.block_hashes.size();
-    blocks.insert(r.block_hashes.begin(), r.block_hashes.end());
+    all_blocks += r.hashes.prompt().size();
+    blocks.insert(r.hashes.prompt().begin(), r.hashes.prompt().end());
   }
   EXPECT_EQ(n, lines);
   EXPECT_EQ(sum, tokens);

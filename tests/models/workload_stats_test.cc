@@ -31,14 +31,14 @@ class BlockReplay {
     prompt_ += r.prompt_tokens;
     // The blocks the request leaves cached: its prompt's, and its output's
     // when generated tokens are cached; hits count on the prompt only.
-    std::vector<uint64_t> cached = r.block_hashes;
+    std::vector<uint64_t> cached = r.hashes.prompt();
     if (o_.cache_generated_tokens) {
-      cached.insert(cached.end(), r.output_block_hashes.begin(), r.output_block_hashes.end());
+      cached.insert(cached.end(), r.hashes.output().begin(), r.hashes.output().end());
     }
     for (size_t j = 0; j < cached.size(); ++j) {
       const uint64_t h = cached[j];
       auto it = seen_.find(h);
-      if (it != seen_.end() && j < r.block_hashes.size()) {
+      if (it != seen_.end() && j < r.hashes.prompt().size()) {
         ideal_ += o_.block_size;
         double age = sim::ToSeconds(r.arrival - it->second);
         for (size_t w = 0; w < o_.windows_s.size(); ++w) {
@@ -50,7 +50,7 @@ class BlockReplay {
     for (size_t c = 0; c < lru_.size(); ++c) {
       Lru& cache = lru_[c];
       size_t n = 0;
-      while (n < r.block_hashes.size() && cache.where.count(r.block_hashes[n])) ++n;
+      while (n < r.hashes.prompt().size() && cache.where.count(r.hashes.prompt()[n])) ++n;
       lru_hits_[c] += o_.block_size * n;
       for (size_t j = cached.size(); j-- > 0;) {
         uint64_t h = cached[j];
@@ -215,7 +215,7 @@ class RandomSegments : public RequestSource {
     out->key = static_cast<uint32_t>(segments_[0].salt);
     out->prompt_tokens = TotalTokens(segments_);
     out->output_tokens = 1;
-    HashPromptBlocks(segments_, 3, &out->block_hashes);
+    HashPromptBlocks(segments_, 3, out->hashes.mutable_prompt());
     return true;
   }
   const std::vector<double>& key_shares() const override { return shares_; }
@@ -239,7 +239,7 @@ TEST(WorkloadStatsTest, RefusesAStreamThatMixesSegmentsAndNone) {
   WorkloadStatsCollector stats({.block_size = 16, .lru_blocks = {}, .windows_s = {}});
   Request r;
   r.prompt_tokens = 32;
-  r.block_hashes = {5, 6};
+  *r.hashes.mutable_prompt() = {5, 6};
   std::vector<PromptSegment> segments = {{1, 32}};
   stats.Add(r, segments);
   EXPECT_THROW(stats.Add(r), std::invalid_argument);

@@ -29,7 +29,7 @@ TEST(WorkloadTest, SameSeedSameRequests) {
     ASSERT_TRUE(b.Next(&y));
     EXPECT_EQ(x.arrival, y.arrival);
     EXPECT_EQ(x.key, y.key);
-    EXPECT_EQ(x.block_hashes, y.block_hashes);
+    EXPECT_EQ(x.hashes.prompt(), y.hashes.prompt());
     EXPECT_EQ(x.output_tokens, y.output_tokens);
   }
   EXPECT_FALSE(b.Next(&y));
@@ -65,22 +65,22 @@ TEST(WorkloadTest, KeysShareTheirSystemPromptBlocksOnly) {
   Request first, r;
   do {  // a first prompt with a seventh full block, the one straddling into unique tokens
     ASSERT_TRUE(g.Next(&first));
-  } while (first.block_hashes.size() <= 6);
+  } while (first.hashes.prompt().size() <= 6);
   bool saw_same_key = false, saw_other_key = false, saw_straddling = false;
   while (g.Next(&r) && !(saw_same_key && saw_other_key && saw_straddling)) {
-    ASSERT_GE(r.block_hashes.size(), 6u);
+    ASSERT_GE(r.hashes.prompt().size(), 6u);
     if (r.key == first.key) {
       saw_same_key = true;
-      for (int j = 0; j < 6; ++j) EXPECT_EQ(r.block_hashes[j], first.block_hashes[j]);
+      for (int j = 0; j < 6; ++j) EXPECT_EQ(r.hashes.prompt()[j], first.hashes.prompt()[j]);
       // The straddling block is unique; a prompt of fewer than 112 tokens has
       // no seventh full block, and its hashes end at the sixth.
-      if (r.block_hashes.size() > 6) {
-        EXPECT_NE(r.block_hashes[6], first.block_hashes[6]);
+      if (r.hashes.prompt().size() > 6) {
+        EXPECT_NE(r.hashes.prompt()[6], first.hashes.prompt()[6]);
         saw_straddling = true;
       }
     } else {
       saw_other_key = true;
-      EXPECT_NE(r.block_hashes[0], first.block_hashes[0]);
+      EXPECT_NE(r.hashes.prompt()[0], first.hashes.prompt()[0]);
     }
   }
   EXPECT_TRUE(saw_same_key && saw_other_key && saw_straddling);
@@ -90,7 +90,7 @@ TEST(WorkloadTest, PromptHasOneHashPerFullBlock) {
   WorkloadGenerator g(SmallConfig(), 2, 10, sim::FromSeconds(100));
   Request r;
   while (g.Next(&r)) {
-    EXPECT_EQ(r.block_hashes.size(), r.prompt_tokens / 16);
+    EXPECT_EQ(r.hashes.prompt().size(), r.prompt_tokens / 16);
     EXPECT_GE(r.output_tokens, 1u);
   }
 }

@@ -176,7 +176,7 @@ TEST(ChwblTest, LightlyLoadedKeysStayHome) {
 
 models::Request PrefixRequest(std::vector<uint64_t> blocks, uint32_t tenant = 0) {
   models::Request r;
-  r.block_hashes = std::move(blocks);
+  *r.hashes.mutable_prompt() = std::move(blocks);
   r.tenant = tenant;
   return r;
 }

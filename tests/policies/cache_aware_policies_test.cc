@@ -112,7 +112,7 @@ models::Request Prompt(uint64_t system, uint32_t blocks) {
   r.prompt_tokens = blocks * 16 + 5;
   std::vector<uint64_t> content;
   for (uint32_t b = 0; b < blocks; ++b) content.push_back(system * 1000 + b);
-  r.block_hashes = Chain(content);
+  *r.hashes.mutable_prompt() = Chain(content);
   return r;
 }
 

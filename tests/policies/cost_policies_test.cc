@@ -35,7 +35,7 @@ class CostPoliciesTest : public ::testing::Test {
     ctx_.num_replicas = 4;
     ctx_.seed = 3;
     request_.prompt_tokens = 2100;
-    for (uint64_t b = 0; b < 2100 / 16; ++b) request_.block_hashes.push_back(b + 1);
+    for (uint64_t b = 0; b < 2100 / 16; ++b) request_.hashes.mutable_prompt()->push_back(b + 1);
     loads_[0].prefill_tokens = 0;
     loads_[1].prefill_tokens = 1500;
     loads_[2].prefill_tokens = 4000;

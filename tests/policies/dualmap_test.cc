@@ -196,8 +196,8 @@ class DualMapTest : public ::testing::Test {
     auto loads = Loads(4);
     for (uint64_t tag = next_tag_;; ++tag) {
       models::Request r;
-      r.block_hashes = Chain(blocks, tag);
-      DualHashRings::Candidates c = rings_.Pick(r.block_hashes.back(), ClusterView{loads, 0});
+      *r.hashes.mutable_prompt() = Chain(blocks, tag);
+      DualHashRings::Candidates c = rings_.Pick(r.hashes.prompt().back(), ClusterView{loads, 0});
       if ((c.first == a && c.second == b) || (c.first == b && c.second == a)) {
         next_tag_ = tag + 1;
         r.id = tag;
@@ -210,7 +210,7 @@ class DualMapTest : public ::testing::Test {
 
   DualHashRings::Candidates CandidatesOf(const models::Request& r) {
     auto loads = Loads(4);
-    return rings_.Pick(r.block_hashes.back(), ClusterView{loads, 0});
+    return rings_.Pick(r.hashes.prompt().back(), ClusterView{loads, 0});
   }
 
   models::FixedCostModel cost_{sim::FromSeconds(1)};
@@ -296,7 +296,7 @@ TEST_F(DualMapTest, HotPrefixIsSplitAcrossTheCluster) {
     for (uint64_t i = 0; i < 200; ++i) {
       models::Request r;
       r.id = i;
-      r.block_hashes = Chain(80, i, /*shared_blocks=*/64);
+      *r.hashes.mutable_prompt() = Chain(80, i, /*shared_blocks=*/64);
       r.prompt_tokens = 80 * 16;
       used.insert(policy->Route(r, ClusterView{loads, sim::FromSeconds(0.01 * i)}));
     }

@@ -54,7 +54,7 @@ uint32_t Route(double host_weight, const TieredOracle& oracle, double* score,
   models::Request request;
   request.prompt_tokens = 5 * 16;
   request.output_tokens = 1;
-  for (uint64_t b = 0; b < 5; ++b) request.block_hashes.push_back(100 + b);
+  for (uint64_t b = 0; b < 5; ++b) request.hashes.mutable_prompt()->push_back(100 + b);
   std::vector<models::ReplicaLoad> loads(2);  // equal queues and KV use
   const uint32_t chosen = policy->Route(request, ClusterView{loads, 0, &oracle});
   *score = policy->LastRoute().score;

@@ -213,7 +213,7 @@ class PreblePolicyTest : public ::testing::Test {
   models::Request Prompt(const std::vector<uint64_t>& chain, uint32_t output = 10) {
     models::Request r;
     r.id = next_id_++;
-    r.block_hashes = chain;
+    *r.hashes.mutable_prompt() = chain;
     r.prompt_tokens = static_cast<uint32_t>(chain.size() * 16);
     r.output_tokens = output;
     return r;

@@ -43,7 +43,8 @@ class RouteReasonTest : public ::testing::Test {
     r.key = key;
     r.prompt_tokens = blocks * 16;
     r.output_tokens = 1;
-    for (uint64_t b = 0; b < blocks; ++b) r.block_hashes.push_back(1000 * (key + 1) + b);
+    for (uint64_t b = 0; b < blocks; ++b)
+      r.hashes.mutable_prompt()->push_back(1000 * (key + 1) + b);
     return r;
   }
   std::string Reason(const Policy& p) { return p.LastRoute().reason ? p.LastRoute().reason : ""; }
@@ -208,12 +209,12 @@ TEST_F(RouteReasonTest, PrebleExploresNewPromptsAndExploitsCachedOnes) {
   EXPECT_EQ(Reason(*policy), "explore");
   policy->OnDispatch(r, first, 0);
   r.id = 1;  // shares 8 of its 10 blocks: more cached than new
-  r.block_hashes[8] = r.block_hashes[9] = 77;
+  (*r.hashes.mutable_prompt())[8] = (*r.hashes.mutable_prompt())[9] = 77;
   EXPECT_EQ(policy->Route(r, ClusterView{loads, 0}), first);
   EXPECT_EQ(Reason(*policy), "exploit");
   EXPECT_FALSE(std::isnan(Score(*policy)));
   r.id = 2;
-  r.block_hashes.clear();
+  r.hashes.mutable_prompt()->clear();
   r.prompt_tokens = 5;
   policy->Route(r, ClusterView{loads, 0});
   EXPECT_EQ(Reason(*policy), "no_prefix");

@@ -89,7 +89,7 @@ class SglangCacheAwareTest : public ::testing::Test {
   }
   models::Request Prompt(const std::string& text) {
     models::Request r;
-    r.block_hashes = Chain(text);
+    *r.hashes.mutable_prompt() = Chain(text);
     r.prompt_tokens = static_cast<uint32_t>(text.size());
     return r;
   }

@@ -80,7 +80,7 @@ TEST(StaleViewAllocationTest, SteadyStateEventsAndQuestionsDoNotAllocate) {
         busy_until = clock + d;
       }
       clock = std::max(clock, next.arrival);
-      believed_blocks += view.CachedPrefixBlocks(0, next.block_hashes);  // the router asks
+      believed_blocks += view.CachedPrefixBlocks(0, next.hashes.prompt());  // the router asks
       uint32_t slot = driver.pool.Acquire();
       std::swap(driver.pool[slot].request, next);
       replica.Enqueue(slot, 0);

@@ -1,0 +1,92 @@
+// A request's chained block hashes, computed the first time they are read.
+//
+// On a workload whose prompts run to tens of thousands of tokens, most of an
+// overloaded run's requests wait in a queue until the run ends: the 70B
+// flagship at 100 QPS finishes 5,414 of its 30,055. Hashing every prompt on
+// arrival cost those never-admitted requests over half the run's CPU (the
+// hashing itself and the page faults of the hash vectors). A request whose
+// policy routes it without reading its blocks (flat_lb, sticky, chwbl,
+// cacheroute) is hashed when its engine first looks it up, or never.
+//
+// The hashes are those the source's SequenceHasher would have given on
+// arrival: the segments are kept, and the hasher's memory is exact.
+#ifndef KVROUTE_MODELS_REQUEST_HASHES_H_
+#define KVROUTE_MODELS_REQUEST_HASHES_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "models/prompt_blocks.h"
+
+namespace kvroute::models {
+
+class RequestHashes {
+ public:
+  // Chained hashes of the prompt's full blocks; the trailing partial block is
+  // not cacheable and has no hash.
+  const std::vector<uint64_t>& prompt() const {
+    Resolve();
+    return prompt_;
+  }
+  // The same chain continued through the output: the hash of every full block
+  // that generated tokens complete (the block straddling the prompt's tail
+  // and the first output tokens included). An engine that caches generated
+  // tokens registers them as their KV is computed; a later turn whose prompt
+  // repeats this prompt and output then hits them. Empty when unknown.
+  const std::vector<uint64_t>& output() const {
+    Resolve();
+    return output_;
+  }
+
+  // The hashes to write directly (a deferred hashing is done first).
+  std::vector<uint64_t>* mutable_prompt() {
+    Resolve();
+    return &prompt_;
+  }
+  std::vector<uint64_t>* mutable_output() {
+    Resolve();
+    return &output_;
+  }
+
+  // Forgets the hashes and hashes `segments` then `output` with `hasher` when
+  // they are first read. The segments are copied; the hasher is shared, so it
+  // outlives the source that made it (a staged workload replaces its source
+  // while earlier requests still wait).
+  void HashLater(std::shared_ptr<SequenceHasher> hasher, std::span<const PromptSegment> segments,
+                 const PromptSegment& output) {
+    prompt_.clear();
+    output_.clear();
+    segments_.assign(segments.begin(), segments.end());
+    output_segment_ = output;
+    hasher_ = std::move(hasher);
+  }
+
+  // Empties both chains; the vectors keep their capacity.
+  void Clear() {
+    hasher_.reset();
+    prompt_.clear();
+    output_.clear();
+  }
+
+  bool pending() const { return hasher_ != nullptr; }
+
+ private:
+  // Logically const: what is computed is what HashLater fixed.
+  void Resolve() const {
+    if (hasher_ == nullptr) return;
+    hasher_->Hash(segments_, output_segment_, &prompt_, &output_);
+    hasher_.reset();
+  }
+
+  mutable std::vector<uint64_t> prompt_;
+  mutable std::vector<uint64_t> output_;
+  mutable std::shared_ptr<SequenceHasher> hasher_;  // set while hashing is deferred
+  std::vector<PromptSegment> segments_;
+  PromptSegment output_segment_;
+};
+
+}  // namespace kvroute::models
+
+#endif  // KVROUTE_MODELS_REQUEST_HASHES_H_

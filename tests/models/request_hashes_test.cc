@@ -1,0 +1,114 @@
+// RequestHashes: a request hashed when first read gets the hashes it would
+// have had on arrival, in whatever order requests are read (the shared
+// hasher's memory sees them out of order), and is not hashed until then.
+#include "models/request_hashes.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "models/request.h"
+#include "sim/core/hashing.h"
+#include "sim/core/random_stream.h"
+
+namespace kvroute::models {
+namespace {
+
+constexpr uint32_t kBlock = 16;
+
+struct Drawn {
+  std::vector<PromptSegment> segments;
+  PromptSegment output;
+};
+
+Drawn Draw(sim::RandomStream& rng, uint64_t id) {
+  Drawn d;
+  // Repeating system prompts (kept by the hasher's memory), odd lengths so
+  // that segments start inside blocks, then new tokens and an output.
+  d.segments.push_back({sim::Combine(1, rng.UniformInt(40)),
+                        static_cast<uint32_t>(128 + 16 * rng.UniformInt(20) + rng.UniformInt(3))});
+  d.segments.push_back({sim::Combine(2, id), static_cast<uint32_t>(rng.UniformInt(900))});
+  d.output = {sim::Combine(3, id), static_cast<uint32_t>(1 + rng.UniformInt(300))};
+  return d;
+}
+
+TEST(RequestHashesTest, ReadInAnyOrderTheyAreTheArrivalHashes) {
+  auto hasher = std::make_shared<SequenceHasher>(kBlock);
+  sim::RandomStream rng(5, "test.request_hashes");
+  std::vector<Request> requests(3000);
+  std::vector<Drawn> drawn;
+  for (uint64_t i = 0; i < requests.size(); ++i) {
+    drawn.push_back(Draw(rng, i));
+    requests[i].hashes.HashLater(hasher, drawn[i].segments, drawn[i].output);
+    EXPECT_TRUE(requests[i].hashes.pending());
+  }
+  // Every third from the back, then the rest from the front: the memory sees
+  // the repeated system prompts in an order unlike arrival.
+  std::vector<size_t> order;
+  for (size_t i = requests.size(); i-- > 0;) {
+    if (i % 3 == 0) order.push_back(i);
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (i % 3 != 0) order.push_back(i);
+  }
+  std::vector<uint64_t> want_prompt, want_output;
+  for (size_t i : order) {
+    const Request& r = requests[i];
+    HashSequenceBlocks(drawn[i].segments, drawn[i].output, kBlock, &want_prompt, &want_output);
+    // The output first: either read resolves both.
+    ASSERT_EQ(r.hashes.output(), want_output) << "request " << i;
+    ASSERT_FALSE(r.hashes.pending());
+    ASSERT_EQ(r.hashes.prompt(), want_prompt) << "request " << i;
+  }
+}
+
+TEST(RequestHashesTest, TheHasherOutlivesItsSource) {
+  Request r;
+  const std::vector<PromptSegment> segments{{7, 100}, {8, 40}};
+  {
+    auto hasher = std::make_shared<SequenceHasher>(kBlock);
+    r.hashes.HashLater(hasher, segments, {9, 20});
+  }  // the source and its reference are gone; the request still hashes
+  std::vector<uint64_t> want_prompt, want_output;
+  HashSequenceBlocks(segments, {9, 20}, kBlock, &want_prompt, &want_output);
+  EXPECT_EQ(r.hashes.prompt(), want_prompt);
+  EXPECT_EQ(r.hashes.output(), want_output);
+  EXPECT_EQ(want_prompt.size(), 8u);  // 140 tokens
+  EXPECT_EQ(want_output.size(), 2u);  // 160 tokens: blocks 9 and 10
+}
+
+TEST(RequestHashesTest, SwappedAndCopiedRequestsCarryTheirDeferredHashes) {
+  auto hasher = std::make_shared<SequenceHasher>(kBlock);
+  Request a, b;
+  a.hashes.HashLater(hasher, std::vector<PromptSegment>{{1, 64}}, {2, 1});
+  b.hashes.HashLater(hasher, std::vector<PromptSegment>{{3, 32}}, {4, 1});
+  std::swap(a, b);  // how the arrival driver hands a drawn request over
+  EXPECT_EQ(a.hashes.prompt().size(), 2u);
+  const Request c = b;  // copied while still pending
+  EXPECT_TRUE(c.hashes.pending());
+  EXPECT_EQ(b.hashes.prompt().size(), 4u);
+  EXPECT_EQ(c.hashes.prompt(), b.hashes.prompt());
+}
+
+TEST(RequestHashesTest, WritingOrClearingEndsADeferral) {
+  auto hasher = std::make_shared<SequenceHasher>(kBlock);
+  Request r;
+  r.hashes.HashLater(hasher, std::vector<PromptSegment>{{1, 64}}, {2, 16});
+  r.hashes.mutable_prompt()->push_back(99);  // hashed first, then written
+  EXPECT_FALSE(r.hashes.pending());
+  EXPECT_EQ(r.hashes.prompt().size(), 5u);
+  EXPECT_EQ(r.hashes.prompt().back(), 99u);
+  EXPECT_EQ(r.hashes.output().size(), 1u);
+
+  r.hashes.HashLater(hasher, std::vector<PromptSegment>{{1, 64}}, {2, 16});
+  r.hashes.Clear();  // a released pool slot: nothing left to hash
+  EXPECT_FALSE(r.hashes.pending());
+  EXPECT_TRUE(r.hashes.prompt().empty());
+  EXPECT_TRUE(r.hashes.output().empty());
+  EXPECT_EQ(hasher.use_count(), 1);  // no request holds the hasher any more
+}
+
+}  // namespace
+}  // namespace kvroute::models
