@@ -69,14 +69,16 @@ void CapShares(std::vector<double>* shares, double cap) {
 namespace {
 
 std::vector<double> FitGiniShares(uint32_t keys, double gini, double max_share) {
-  std::vector<double> z(keys);
+  // Each key's normal quantile above the hottest key's (<= 0).
+  std::vector<double> below_top(keys);
   for (uint32_t k = 0; k < keys; ++k) {
     double p = 1.0 - (k + 0.5) / keys;
-    z[k] = std::sqrt(2.0) * boost::math::erf_inv(2 * p - 1);
+    below_top[k] = std::sqrt(2.0) * boost::math::erf_inv(2 * p - 1);
   }
+  for (uint32_t k = keys; k-- > 0;) below_top[k] -= below_top[0];
   std::vector<double> shares(keys);
   auto capped_gini = [&](double sigma) {
-    for (uint32_t k = 0; k < keys; ++k) shares[k] = std::exp(sigma * (z[k] - z[0]));
+    for (uint32_t k = 0; k < keys; ++k) shares[k] = std::exp(sigma * below_top[k]);
     Normalize(&shares);
     if (max_share < 1) CapShares(&shares, max_share);
     return Gini(shares);
@@ -154,21 +156,33 @@ std::vector<double> KeyShares(uint32_t keys, const KeyRateConfig& c) {
   return shares;
 }
 
-double Gini(std::span<const double> values) {
-  std::vector<double> sorted(values.begin(), values.end());
-  if (std::is_sorted(sorted.begin(), sorted.end(), std::greater<>())) {
-    std::reverse(sorted.begin(), sorted.end());  // shares come hottest first
-  } else {
-    std::sort(sorted.begin(), sorted.end());
-  }
-  double n = static_cast<double>(sorted.size());
+namespace {
+
+// The Gini coefficient of values in ascending order, read through `at`.
+template <typename At>
+double GiniOfAscending(size_t size, At at) {
+  double n = static_cast<double>(size);
   double total = 0, weighted = 0;
-  for (size_t i = 0; i < sorted.size(); ++i) {
-    total += sorted[i];
-    weighted += (static_cast<double>(i) + 1) * sorted[i];
+  for (size_t i = 0; i < size; ++i) {
+    total += at(i);
+    weighted += (static_cast<double>(i) + 1) * at(i);
   }
-  if (total <= 0 || sorted.size() < 2) return 0;
+  if (total <= 0 || size < 2) return 0;
   return 2 * weighted / (n * total) - (n + 1) / n;
+}
+
+}  // namespace
+
+double Gini(std::span<const double> values) {
+  const size_t n = values.size();
+  // Shares come hottest first: read backwards, without a copy (the Gini fit
+  // above asks some forty times over every key).
+  if (std::is_sorted(values.begin(), values.end(), std::greater<>())) {
+    return GiniOfAscending(n, [&](size_t i) { return values[n - 1 - i]; });
+  }
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  return GiniOfAscending(n, [&](size_t i) { return sorted[i]; });
 }
 
 double TopShare(std::span<const double> values, double fraction) {

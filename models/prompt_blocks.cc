@@ -7,6 +7,14 @@
 namespace kvroute::models {
 namespace {
 
+// At least `n` elements of storage; growing, at least half as much again as
+// before, so that a vector passed from request to request reaches the size
+// its requests need after a few growths rather than creeping up one
+// slightly longer prompt at a time (and a steady state stops allocating).
+void Reserve(std::vector<uint64_t>* v, uint64_t n) {
+  if (v->capacity() < n) v->reserve(std::max<uint64_t>(n, v->capacity() + v->capacity() / 2));
+}
+
 // Sizes both outputs once: a pooled request's vectors then take a long
 // prompt's thousands of hashes without reallocating and copying on the way
 // (on the Mooncake-length flagship at 100 QPS, where most requests wait with
@@ -17,8 +25,8 @@ void ReserveBlocks(std::span<const PromptSegment> segments, const PromptSegment&
                    std::vector<uint64_t>* output_out) {
   const uint64_t prompt_tokens = TotalTokens(segments);
   const uint64_t prompt_blocks = prompt_tokens / block_size;
-  prompt_out->reserve(prompt_blocks);
-  output_out->reserve((prompt_tokens + output.tokens) / block_size - prompt_blocks);
+  Reserve(prompt_out, prompt_blocks);
+  Reserve(output_out, (prompt_tokens + output.tokens) / block_size - prompt_blocks);
 }
 
 }  // namespace
@@ -124,6 +132,36 @@ void SequenceHasher::Append(BlockHasher* hasher, const PromptSegment& segment,
   slot.after = hasher->state();
   slot.segment = segment;
   slot.hashes.assign(out->begin() + static_cast<std::ptrdiff_t>(first), out->end());
+}
+
+void SequenceHasher::SpareVectors::Keep(std::vector<uint64_t>* v) {
+  if (v->capacity() == 0) return;
+  if (count_ == ring_.size()) {  // full: grow, oldest first again
+    std::rotate(ring_.begin(), ring_.begin() + static_cast<std::ptrdiff_t>(first_), ring_.end());
+    first_ = 0;
+    ring_.resize(std::max<size_t>(16, 2 * ring_.size()));
+  }
+  std::vector<uint64_t>& slot = ring_[(first_ + count_) % ring_.size()];
+  v->clear();
+  slot.swap(*v);  // v gets the slot's empty vector
+  ++count_;
+}
+
+void SequenceHasher::SpareVectors::Take(std::vector<uint64_t>* v) {
+  if (v->capacity() > 0 || count_ == 0) return;
+  v->swap(ring_[first_]);
+  first_ = (first_ + 1) % ring_.size();
+  --count_;
+}
+
+void SequenceHasher::GiveBack(std::vector<uint64_t>* prompt, std::vector<uint64_t>* output) {
+  spare_prompts_.Keep(prompt);
+  spare_outputs_.Keep(output);
+}
+
+void SequenceHasher::Lend(std::vector<uint64_t>* prompt, std::vector<uint64_t>* output) {
+  spare_prompts_.Take(prompt);
+  spare_outputs_.Take(output);
 }
 
 uint32_t TotalTokens(std::span<const PromptSegment> segments) {

@@ -88,6 +88,19 @@ class SequenceHasher {
   void Hash(std::span<const PromptSegment> segments, const PromptSegment& output,
             std::vector<uint64_t>* prompt_out, std::vector<uint64_t>* output_out);
 
+  // Hash vectors of finished requests, lent to the next requests hashed
+  // (request_hashes.h). Where requests are hashed in another order than their
+  // pool slots are reused (an overloaded run's slots mostly hold requests that
+  // wait and are never hashed), the hashes' memory is then that of the
+  // requests in flight, not of every request ever hashed, and a new request
+  // does not fault in fresh pages for its thousands of hashes. Prompt and
+  // output vectors are kept apart and lent first in, first out, so that
+  // every vector in circulation is used in turn, soon reaches the size its
+  // kind needs, and a steady state stops allocating.
+  void GiveBack(std::vector<uint64_t>* prompt, std::vector<uint64_t>* output);
+  // Swaps a kept vector into each one that has no storage of its own.
+  void Lend(std::vector<uint64_t>* prompt, std::vector<uint64_t>* output);
+
  private:
   // Segments completing fewer blocks are hashed directly; longer ones are
   // hashed directly and not kept.
@@ -108,6 +121,17 @@ class SequenceHasher {
   uint32_t block_size_;
   std::vector<Slot> slots_;
   std::vector<uint64_t> seen_;  // keys of segments seen once, direct-mapped
+  // Vectors given back, cleared, with storage: a ring, oldest first.
+  class SpareVectors {
+   public:
+    void Keep(std::vector<uint64_t>* v);
+    void Take(std::vector<uint64_t>* v);  // if v has no storage
+
+   private:
+    std::vector<std::vector<uint64_t>> ring_;
+    size_t first_ = 0, count_ = 0;
+  };
+  SpareVectors spare_prompts_, spare_outputs_;
 };
 
 uint32_t TotalTokens(std::span<const PromptSegment> segments);

@@ -56,33 +56,42 @@ class RequestHashes {
   // while earlier requests still wait).
   void HashLater(std::shared_ptr<SequenceHasher> hasher, std::span<const PromptSegment> segments,
                  const PromptSegment& output) {
-    prompt_.clear();
-    output_.clear();
+    Clear();
     segments_.assign(segments.begin(), segments.end());
     output_segment_ = output;
     hasher_ = std::move(hasher);
+    pending_ = true;
   }
 
-  // Empties both chains; the vectors keep their capacity.
+  // Empties both chains. Hashed by a SequenceHasher, their storage goes back
+  // to it for the next request it hashes; written directly, it stays here.
   void Clear() {
-    hasher_.reset();
+    pending_ = false;
+    if (hasher_ != nullptr) {
+      hasher_->GiveBack(&prompt_, &output_);
+      hasher_.reset();
+    }
     prompt_.clear();
     output_.clear();
   }
 
-  bool pending() const { return hasher_ != nullptr; }
+  bool pending() const { return pending_; }
 
  private:
   // Logically const: what is computed is what HashLater fixed.
   void Resolve() const {
-    if (hasher_ == nullptr) return;
+    if (!pending_) return;
+    hasher_->Lend(&prompt_, &output_);
     hasher_->Hash(segments_, output_segment_, &prompt_, &output_);
-    hasher_.reset();
+    pending_ = false;
   }
 
   mutable std::vector<uint64_t> prompt_;
   mutable std::vector<uint64_t> output_;
-  mutable std::shared_ptr<SequenceHasher> hasher_;  // set while hashing is deferred
+  mutable bool pending_ = false;  // hashing is deferred to the first read
+  // The hasher the chains are (to be) computed with, which takes their
+  // storage back on Clear.
+  std::shared_ptr<SequenceHasher> hasher_;
   std::vector<PromptSegment> segments_;
   PromptSegment output_segment_;
 };

@@ -110,5 +110,20 @@ TEST(RequestHashesTest, WritingOrClearingEndsADeferral) {
   EXPECT_EQ(hasher.use_count(), 1);  // no request holds the hasher any more
 }
 
+TEST(RequestHashesTest, AFinishedRequestsStorageGoesToTheNextOneHashed) {
+  auto hasher = std::make_shared<SequenceHasher>(kBlock);
+  const std::vector<PromptSegment> segments{{1, 1600}};
+  Request finished, waiting, admitted;
+  finished.hashes.HashLater(hasher, segments, {2, 16});
+  const uint64_t* storage = finished.hashes.prompt().data();
+  waiting.hashes.HashLater(hasher, segments, {3, 16});
+  admitted.hashes.HashLater(hasher, segments, {4, 16});
+  finished.hashes.Clear();  // its pool slot now takes `waiting`, never hashed
+  EXPECT_EQ(finished.hashes.prompt().capacity(), 0u);
+  EXPECT_EQ(admitted.hashes.prompt().data(), storage);
+  EXPECT_EQ(admitted.hashes.prompt().size(), 100u);
+  EXPECT_TRUE(waiting.hashes.pending());
+}
+
 }  // namespace
 }  // namespace kvroute::models
