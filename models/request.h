@@ -89,7 +89,8 @@ class RequestPool {
     return slot;
   }
 
-  // The slot's vectors keep their capacity for the next request.
+  // The slot's vectors keep their capacity for the next request; the hash
+  // vectors go back to the hasher that filled them (request_hashes.h).
   void Release(uint32_t slot) {
     InFlightRequest& r = slots_[slot];
     r.request.hashes.Clear();

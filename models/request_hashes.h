@@ -1,12 +1,11 @@
 // A request's chained block hashes, computed the first time they are read.
 //
 // On a workload whose prompts run to tens of thousands of tokens, most of an
-// overloaded run's requests wait in a queue until the run ends: the 70B
-// flagship at 100 QPS finishes 5,414 of its 30,055. Hashing every prompt on
-// arrival cost those never-admitted requests over half the run's CPU (the
-// hashing itself and the page faults of the hash vectors). A request whose
-// policy routes it without reading its blocks (flat_lb, sticky, chwbl,
-// cacheroute) is hashed when its engine first looks it up, or never.
+// overloaded run's requests wait in a queue until the run ends, and hashing
+// every prompt on arrival cost those never-admitted requests over half the
+// run's CPU (docs/PERFORMANCE.md, "Prompts hashed when first read"). A
+// request whose policy routes it without reading its blocks (flat_lb, sticky,
+// chwbl, cacheroute) is hashed when its engine first looks it up, or never.
 //
 // The hashes are those the source's SequenceHasher would have given on
 // arrival: the segments are kept, and the hasher's memory is exact.

@@ -19,7 +19,8 @@ class RequestSource {
   virtual ~RequestSource() = default;
 
   // Fills `out` with the next request in arrival order and returns true, or
-  // returns false when there is none before the end. Reuses out->hashes.prompt().
+  // returns false when there is none before the end. Reuses the storage of
+  // out->hashes.
   virtual bool Next(Request* out) = 0;
 
   // The expected share of requests of each key (sums to 1): the planner's
