@@ -103,6 +103,22 @@ class PhysicalCostModel : public CostModel {
   double attention_flops_per_s_;  // achieved, per GPU, 16-bit
   double weight_bytes_per_s_;     // achieved HBM reading weights, per GPU
   double kv_bytes_per_s_;         // achieved HBM reading KV, per GPU
+  // Factors of the terms above that depend on the profile alone, computed
+  // once: the cost model runs every iteration of every replica. Each is the
+  // leading part of its term's expression, evaluated in the same order, so an
+  // iteration's time is the same double as when every factor was recomputed.
+  double tp_;
+  double weight_dtype_bytes_;
+  double linear_flops_per_token_;               // 2 · active linear parameters
+  double lm_head_flops_per_sequence_;           // 2 · LM head parameters
+  double dense_weight_read_seconds_;            // a dense model reads the same weights every pass
+  double prefill_attention_flops_per_context_;  // 4 · layers · heads · head_dim
+  double kv_bytes_per_token_;                   // per GPU
+  double allreduce_share_;                      // 2(tp − 1)/tp of the buffer crosses the link
+  double allreduce_link_bytes_per_s_;
+  double allreduce_calls_;       // 2 · layers
+  double graph_launch_seconds_;  // layers · layer_overhead
+  double eager_launch_seconds_;  // layers · eager_layer_overhead
 };
 
 // Every iteration takes the same time, whatever the batch. With one sequence

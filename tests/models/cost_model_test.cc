@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "models/catalog.h"
 #include "models/profile.h"
 
@@ -146,6 +149,61 @@ TEST(CostModelTest, IterationTimeGrowsWithEachPartOfTheBatch) {
   EXPECT_GT(model.IterationTime(more_decodes), model.IterationTime(small));
   EXPECT_GT(model.IterationTime(longer_context), model.IterationTime(small));
   EXPECT_GT(model.IterationTime(prefill), model.IterationTime(more_decodes));
+}
+
+// The header's formula written out term by term, every factor recomputed
+// from the profile: what the model's cached factors must reproduce to the bit.
+double TotalByDefinition(const Profile& p, const BatchShape& batch) {
+  const ModelArchitecture& m = p.model;
+  const GpuEfficiency& e = p.gpu.efficiency;
+  const double tp = p.tensor_parallel;
+  const auto tokens = static_cast<double>(batch.prefill_tokens + batch.decode_sequences);
+  const double flops = (2.0 * m.ActiveLinearParams() * tokens +
+                        2.0 * m.LmHeadParams() * static_cast<double>(batch.sequences)) /
+                       tp;
+  const double bytes = m.WeightParamsRead(tokens) * DtypeBytes(p.weight_dtype) / tp;
+  const double linear =
+      std::max(flops / (p.gpu.PeakFlops(p.weight_dtype) * p.gpu.GemmEfficiency(p.weight_dtype)),
+               bytes / (p.gpu.hbm_bytes_per_s * e.weight_bandwidth));
+  const double q_width = static_cast<double>(m.heads) * m.head_dim;
+  const double prefill = 4.0 * m.layers * q_width * batch.prefill_attention_context / tp /
+                         (p.gpu.PeakFlops(Dtype::kBf16) * e.attention_compute);
+  const double decode = p.KvBytesPerTokenPerGpu() * batch.decode_context_tokens /
+                        (p.gpu.hbm_bytes_per_s * e.kv_bandwidth);
+  double allreduce = 0;
+  if (p.tensor_parallel > 1) {
+    const double per_gpu = 2.0 * (tp - 1) / tp * (tokens * m.hidden * 2);
+    allreduce = 2.0 * m.layers *
+                (per_gpu / (p.gpu.link_bytes_per_s * e.link_bandwidth) + e.allreduce_latency_s);
+  }
+  const bool eager = tokens > p.ResolvedEngine().cudagraph_max_tokens;
+  const double launch = m.layers * (eager ? e.eager_layer_overhead_s : e.layer_overhead_s);
+  const double cpu =
+      e.step_overhead_s + static_cast<double>(batch.sequences) * e.sequence_overhead_s;
+  const double gpu = linear + prefill + decode + allreduce + launch;
+  return p.ResolvedEngine().async_scheduling ? std::max(gpu, cpu) : gpu + cpu;
+}
+
+TEST(CostModelTest, FactorsComputedOnceGiveTheDefinitionToTheBit) {
+  const Profile profiles[] = {
+      OnTestGpu("llama-3.1-8b", 1, false), OnTestGpu("mixtral-8x7b", 2, false),
+      OnTestGpu("mixtral-8x7b", 1, true), FindProfile("h100-llama3.1-8b-bf16"),
+      FindProfile("h100x2-mixtral-8x7b-bf16")};
+  for (const Profile& p : profiles) {
+    PhysicalCostModel model(p);
+    for (int decodes : {0, 1, 7, 64, 300}) {
+      for (int64_t prefill : {0, 1, 300, 513, 8192}) {
+        BatchShape batch;
+        if (prefill > 0) batch.AddPrefillChunk(/*context_before=*/prefill / 3, prefill);
+        for (int i = 0; i < decodes; ++i) batch.AddDecode(100 + 37 * i);
+        if (batch.Empty()) continue;
+        SCOPED_TRACE(p.model.name + " tp " + std::to_string(p.tensor_parallel) + ", " +
+                     std::to_string(decodes) + " decodes, " + std::to_string(prefill) +
+                     " prefill tokens");
+        EXPECT_EQ(model.Breakdown(batch).total, TotalByDefinition(p, batch));
+      }
+    }
+  }
 }
 
 TEST(CostModelTest, PrefillAttentionContextCountsCachedPrefix) {
