@@ -220,17 +220,25 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
   // saw every running request and none was prefilling. Coasting decodes are
   // scheduled as one aggregate and charged to the budget after the first pass
   // (before it, the budget cannot run out: see "Coasting decodes").
+  // When every running request coasts and none is due yet, neither pass
+  // would visit one, and the scan is skipped.
   bool prefilling = false;
   coasting_charged_ = false;
+  const bool none_due = running_.size() == coasting_ && step_ < earliest_wake_;
   for (bool decodes : {true, false}) {
-    if (!decodes) {
+    if (!decodes || none_due) {
       budget_ -= coasting_;
       coasting_charged_ = true;
       if (!prefilling) break;
     }
-    for (size_t i = 0; i < running_.size() && budget_ > 0; ++i) {
+    uint64_t earliest_wake = kNoWake;  // of the coasting requests the first pass passed over
+    size_t i = 0;
+    for (; i < running_.size() && budget_ > 0; ++i) {
       RunningEntry& entry = running_[i];
-      if (entry.coasting(step_)) continue;
+      if (entry.coasting(step_)) {
+        earliest_wake = std::min(earliest_wake, entry.wake);
+        continue;
+      }
       if (entry.wake != 0) StopCoasting(entry);  // this iteration visits it
       uint32_t slot = entry.slot;
       const InFlightRequest& r = pool_[slot];
@@ -244,6 +252,9 @@ sim::Time Replica::StartIteration(sim::Time now, ReplicaObserver& observer) {
       if (!EnsureBlocks(slot, r.computed_tokens + tokens)) continue;
       Schedule(static_cast<uint32_t>(i), tokens, decodes);
     }
+    // A first pass that went through the whole list saw every request that
+    // still coasts (a preempted one left the list).
+    if (decodes && i == running_.size()) earliest_wake_ = earliest_wake;
   }
   // Then waiting requests, FCFS, unless this iteration had to preempt. An
   // asynchronous engine formed this batch when the previous one started, so

@@ -244,8 +244,12 @@ class Replica {
   uint32_t coasting_ = 0;
   int64_t coasting_context_ = 0;
   bool coasting_charged_ = false;  // the budget of iteration step_ already counts them
-  sim::Time last_start_ = -1;      // of the last non-empty iteration
-  sim::Time last_finish_ = -1;     // likewise
+  // No coasting request is due before this iteration (a lower bound: a
+  // request that stopped coasting may have held it).
+  static constexpr uint64_t kNoWake = ~uint64_t{0};
+  uint64_t earliest_wake_ = kNoWake;
+  sim::Time last_start_ = -1;   // of the last non-empty iteration
+  sim::Time last_finish_ = -1;  // likewise
   ReplicaCounters counters_;
 };
 

@@ -38,6 +38,7 @@ void Replica::StartCoasting(bool running_reordered) {
     if (steps == 0) return;
     e.since = step_;
     e.wake = step_ + steps;
+    earliest_wake_ = std::min(earliest_wake_, e.wake);
     ++coasting_;
     coasting_context_ += r.total_tokens();
   };
@@ -61,6 +62,7 @@ void Replica::StopCoasting(RunningEntry& e) {
 }
 
 void Replica::ClearCoasting() {
+  earliest_wake_ = kNoWake;
   coasting_ = 0;
   coasting_context_ = 0;
 }
