@@ -68,6 +68,55 @@ TEST(JsonLineTest, RefusesMalformedValues) {
   EXPECT_EQ(error_of(std::string(10, '[') + std::string(10, ']')), "no error");
 }
 
+// SkipValue passes over plain digit runs without converting them: it must
+// stop, accept and refuse exactly where Number does, whatever the number's shape.
+TEST(JsonLineTest, SkippedNumbersEndAndFailWhereNumberDoes) {
+  const std::string digits_300(300, '9'), digits_301(301, '9'), digits_400(400, '9');
+  const std::vector<std::string> texts = {"0",
+                                          "7,",
+                                          "-12]",
+                                          "123456789012345678901",
+                                          "00012}",
+                                          "1.5",
+                                          "2e3 ",
+                                          "-4E-2,",
+                                          "5.",
+                                          "12abc",
+                                          "0x1F",
+                                          "-",
+                                          "--3",
+                                          "+3",
+                                          "-0",
+                                          digits_300,
+                                          digits_301 + ",",
+                                          digits_400,
+                                          "-" + digits_400,
+                                          "1e400",
+                                          "inf",
+                                          "nan"};
+  for (const std::string& text : texts) {
+    SCOPED_TRACE(text.substr(0, 40));
+    auto outcome = [&](bool skip) -> std::string {
+      JsonLine json(text);
+      try {
+        if (skip) {
+          json.SkipValue("v");
+        } else {
+          json.Number("v");
+        }
+      } catch (const JsonLineError& e) {
+        return std::string("error: ") + e.what();
+      }
+      // Where the cursor stopped: what a caller reads next.
+      return json.Peek(',')   ? "then ','"
+             : json.Peek(']') ? "then ']'"
+             : json.AtEnd()   ? "at end"
+                              : "then other";
+    };
+    EXPECT_EQ(outcome(true), outcome(false));
+  }
+}
+
 TEST(JsonLineTest, StringsAreDecoded) {
   JsonLine json(R"("a\"b\\c\/d\n\t\u00e9\u20ac\ud83d\ude00")");
   EXPECT_EQ(json.String("s"), "a\"b\\c/d\n\t\u00e9\u20ac\U0001F600");
