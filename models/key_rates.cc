@@ -94,13 +94,22 @@ class CappedLognormal {
     return Gini(shares_);
   }
 
-  double last_sigma() const { return last_sigma_; }
-  std::vector<double> TakeShares() { return std::move(shares_); }
+  // Keeps a copy of the last shares computed, for SharesAt.
+  void Keep() {
+    kept_ = shares_;
+    kept_sigma_ = last_sigma_;
+  }
+  // The shares at `sigma`, computed again unless they are the last or the kept.
+  std::vector<double> SharesAt(double sigma) {
+    if (sigma == kept_sigma_ && sigma != last_sigma_) return std::move(kept_);
+    if (sigma != last_sigma_) GiniAt(sigma);
+    return std::move(shares_);
+  }
 
  private:
   double max_share_;
-  std::vector<double> below_top_, shares_;
-  double last_sigma_ = -1;
+  std::vector<double> below_top_, shares_, kept_;
+  double last_sigma_ = -1, kept_sigma_ = -1;
 };
 
 // The fit is defined as a bisection on sigma over [0, 12] down to a bracket of
@@ -166,11 +175,11 @@ std::vector<double> FitGiniShares(uint32_t keys, double gini, double max_share) 
       mid_below = false;
     } else {
       mid_below = gini_above_target(mid) < 0;
+      if (!mid_below) profile.Keep();  // the bisection's upper end, perhaps its last
     }
     (mid_below ? lo : hi) = mid;
   }
-  if (profile.last_sigma() != hi) profile.GiniAt(hi);
-  return profile.TakeShares();
+  return profile.SharesAt(hi);
 }
 
 }  // namespace
