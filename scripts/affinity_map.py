@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Where cache affinity pays (docs/reproducing/AFFINITY_MAP.md): CacheRoute's capacity over
 Flat-LB's and over CHWBL's, paired by seed, across output length × the tail of each prompt's
-own (unshared) part, on the paper's win workload (scenarios/paper/regime_win.yaml: 30
+own (unshared) part, and across the skew of key rates and the share of requests without a shared
+prefix through the win workload's own cell, on the paper's win workload (scenarios/paper/regime_win.yaml: 30
 Llama-3.1-8B destinations, 4,096-token system prompts, a 10% whale). Each cell is another
 workload, so CacheRoute's q_cap and W are recalibrated for it (`kvroute calibrate`, the rule of
 docs/REPRODUCING.md). Prints Markdown, and draws affinity_map.png into --out (both ratios as
@@ -24,28 +25,52 @@ from paper_stats import digits_near, paired_ratio  # noqa: E402
 from paper_tables import workload_header  # noqa: E402
 
 SCENARIO = ROOT / "scenarios/paper/regime_win.yaml"
-OUTPUT_MEDIANS = [50, 200, 800]  # tokens; the win workload's own is 200
-TAIL_SIGMAS = [0.4, 0.8, 1.6]    # lognormal sigma of a prompt's own tokens (median 128); own 0.8
+OUTPUT_MEDIANS = [12, 25, 50, 200, 800]  # tokens; the win workload's own is 200
+TAIL_SIGMAS = [0.4, 0.8, 1.6]        # lognormal sigma of a prompt's own tokens (median 128); own 0.8
+# The two cross-sections through the win workload's own cell (200 output tokens, tail σ 0.8):
+# the lognormal sigma of the key rates (its own 1.5; the 10% whale kept) and the share of
+# requests whose prompt shares no prefix (its own 0), the two knobs of §4's regime_mixed cells.
+OWN_CELL = (200, 0.8)
+SKEW_SIGMAS = [0.5, 1.5, 2.5]
+PREFIX_FREE_SHARES = [0, 0.25, 0.5]
 # The paper's flagship at 3.5 s: CacheRoute / Flat-LB 176/42, / the best baseline 176/76.
 PUBLISHED = {"flat_lb": 176 / 42, "chwbl": 176 / 76}
 TOLERANCE = 1.5                  # the band of docs/REPRODUCING.md's verdict rule
 SLO_S = 3.5
-GRID = "[30, 60, 90, 120, 150, 180, 210, 240, 300, 360, 450, 600, 800, 1000, 1300]"
+GRID = [30, 60, 90, 120, 150, 180, 210, 240, 300, 360, 450, 600, 800, 1000, 1300]
+# With 12-token outputs capacities pass 2,000 QPS: the grid goes on, so that none is censored.
+WIDE_GRID = GRID + [1700, 2200, 2800, 3600, 4600, 6000]
 
 
-def cell_overrides(output, sigma, seeds):
-    return ["--set", f"workload.output_tokens={{kind: lognormal, median: {output}, sigma: 0.5, "
+def cell_overrides(output, sigma, seeds, skew=1.5, prefix_free=0):
+    grid = WIDE_GRID if output < 50 else GRID
+    sets = ["--set", f"workload.output_tokens={{kind: lognormal, median: {output}, sigma: 0.5, "
                      "min: 1, max: 4000}",
             "--set", f"workload.prompt.new_tokens={{kind: lognormal, median: 128, sigma: {sigma}, "
                      "min: 16, max: 32768}",
-            "--set", f"seeds={seeds}", "--set", f"sweep.qps={GRID}",
+            "--set", f"seeds={seeds}", "--set", f"sweep.qps={grid}",
             "--set", "sweep.precision_qps=1", "--set", "sweep.precision_share=0.02"]
+    if skew != 1.5:
+        sets += ["--set", f"workload.rate_skew={{kind: lognormal, sigma: {skew}}}"]
+    if prefix_free:
+        sets += ["--set", f"workload.prompt.no_prefix_share={prefix_free}"]
+    return sets
 
 
-def run_cell(binary, out, output, sigma, seeds, reuse):
-    name = f"out{output}_sigma{sigma}"
+def cell_name(output, sigma, skew=1.5, prefix_free=0):
+    """The map's cells are out*_sigma*.h5 (scripts/regimes_figure.py reads them); the
+    cross-sections' cells skew*.h5 and prefix_free*.h5 (the own cell is the map's)."""
+    if skew != 1.5:
+        return f"skew{skew}"
+    if prefix_free:
+        return f"prefix_free{prefix_free}"
+    return f"out{output}_sigma{sigma}"
+
+
+def run_cell(binary, out, output, sigma, seeds, reuse, skew=1.5, prefix_free=0):
+    name = cell_name(output, sigma, skew, prefix_free)
     path = out / f"{name}.h5"
-    sets = cell_overrides(output, sigma, seeds)
+    sets = cell_overrides(output, sigma, seeds, skew, prefix_free)
     stats_path = out / f"{name}.workload.txt"
     if not (reuse and path.exists() and stats_path.exists()):
         calibration = subprocess.run([binary, "calibrate", str(SCENARIO), *sets], check=True,
@@ -79,7 +104,7 @@ def plot(cells, out):
         return
     from matplotlib.colors import LogNorm
     from matplotlib.patches import Rectangle
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, axes = plt.subplots(1, 2, figsize=(11, 5.6))
     for ax, (title, den) in zip(axes, (("CacheRoute / Flat-LB", "flat_lb"),
                                        ("CacheRoute / CHWBL", "chwbl"))):
         r = ratios(cells, den)
@@ -111,6 +136,38 @@ def plot(cells, out):
     print(f"\nwrote {path}")
 
 
+def ratio_text(run, den):
+    ratio = paired_ratio(run.seeds("cacheroute", SLO_S), run.seeds(den, SLO_S))
+    return ratio.text(digits=digits_near(ratio), unit="×") + (" ★" if in_band(ratio, den) else "")
+
+
+def cross_section(args, out, cells, key, values):
+    """The own cell's runs with one knob moved: {value: (Run, ideal hit rate)}."""
+    return {v: cells[OWN_CELL] if cell_name(*OWN_CELL, **{key: v}) == cell_name(*OWN_CELL)
+            else run_cell(args.binary, out, *OWN_CELL, args.seeds, args.reuse, **{key: v})
+            for v in values}
+
+
+def print_cross_section(out, title, label, runs, reference):
+    print(f"{title}\n")
+    for v, _ in runs.items():
+        line = workload_header(str(out), cell_name(*OWN_CELL, **label[1](v))).strip()
+        line = line.replace("Workload as generated (`kvroute workload-stats`, first seed): ", "")
+        print(f"- {label[0]} {v:g}: {line}")
+    print(f"\n| {label[0]} | CacheRoute / Flat-LB | CacheRoute / CHWBL | token hit rate at "
+          f"{reference:g} QPS, Flat-LB / CHWBL / CacheRoute (ideal) | capacity, QPS (Flat-LB / "
+          "CHWBL / CacheRoute) |")
+    print("|---|---:|---:|---:|---:|")
+    for v, (run, ideal) in runs.items():
+        hits = [run.per_seed(p, reference, "token_hit_rate") for p in
+                ("flat_lb", "chwbl", "cacheroute")]
+        means = [100 * sum(h.values()) / len(h) if h else float("nan") for h in hits]
+        caps = " / ".join(run.cap(p, SLO_S) for p in ("flat_lb", "chwbl", "cacheroute"))
+        print(f"| {v:g} | {ratio_text(run, 'flat_lb')} | {ratio_text(run, 'chwbl')} | " +
+              " / ".join(f"{m:.0f}" for m in means) + f" (ideal {ideal:.0f}%) | {caps} |")
+    print()
+
+
 def main():
     args, out = experiment_args(__doc__, "/tmp/kvroute-affinity-map", seeds=5)
     cells = {(o, s): run_cell(args.binary, out, o, s, args.seeds, args.reuse)
@@ -130,16 +187,11 @@ def main():
             print(f"- output {o}, tail σ {s:g}: {line}")
     print()
     for title, den in (("CacheRoute / Flat-LB", "flat_lb"), ("CacheRoute / CHWBL", "chwbl")):
-        r = ratios(cells, den)
         print(f"{title} (rows: median output tokens; columns: sigma of a prompt's own tokens)\n")
         print("| output \\ tail | " + " | ".join(f"σ = {s:g}" for s in TAIL_SIGMAS) + " |")
         print("|---|" + "---:|" * len(TAIL_SIGMAS))
         for o in OUTPUT_MEDIANS:
-            row = []
-            for s in TAIL_SIGMAS:
-                ratio = r[(o, s)]
-                row.append(ratio.text(digits=digits_near(ratio), unit="×") +
-                           (" ★" if in_band(ratio, den) else ""))
+            row = [ratio_text(cells[(o, s)][0], den) for s in TAIL_SIGMAS]
             print(f"| {o} | " + " | ".join(row) + " |")
         print()
     print(f"Hit-rate headroom: token hit rate at {reference:g} QPS, Flat-LB / CHWBL / CacheRoute, "
@@ -163,6 +215,17 @@ def main():
                                                                      "cacheroute"))
                for s in TAIL_SIGMAS]
         print(f"| {o} | " + " | ".join(row) + " |")
+    print()
+    own = f"{OWN_CELL[0]} output tokens, tail σ {OWN_CELL[1]:g}"
+    print_cross_section(out, f"Skew of key rates, through the win workload's own cell ({own}; "
+                        "lognormal σ of the key rates over its 1,500 active keys, the 10% whale "
+                        "kept; its own σ 1.5)", ("rate σ", lambda v: {"skew": v}),
+                        cross_section(args, out, cells, "skew", SKEW_SIGMAS), reference)
+    print_cross_section(out, "Requests without a shared prefix, through the same cell (the "
+                        "share of sessions with nothing reusable, seed 003 §5.4; its own 0)",
+                        ("no-prefix share", lambda v: {"prefix_free": v}),
+                        cross_section(args, out, cells, "prefix_free", PREFIX_FREE_SHARES),
+                        reference)
     plot(cells, out)
 
 

@@ -203,7 +203,8 @@ point_json canary_chat_prompts scenarios/paper/canary.yaml --policy sglang_cache
 # simulated hit rates (scripts/residency_table.py; its own table).
 run_script residency scripts/residency_table.py
 # Where cache affinity pays: CacheRoute against Flat-LB and CHWBL over output
-# length x prompt tail (scripts/affinity_map.py; nine workloads, each calibrated).
+# length x prompt tail, and key-rate skew and no-prefix share through the win
+# workload's own cell (scripts/affinity_map.py; nineteen workloads, each calibrated).
 run_script affinity_map scripts/affinity_map.py
 # Seed 000: the instance-level selection sweep and latency during a canary.
 run instance_selection scenarios/instance_selection.yaml
