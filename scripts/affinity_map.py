@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Where cache affinity pays (docs/reproducing/AFFINITY_MAP.md): CacheRoute's capacity over
 Flat-LB's and over CHWBL's, paired by seed, across output length × the tail of each prompt's
-own (unshared) part, and across the skew of key rates and the share of requests without a shared
-prefix through the win workload's own cell, on the paper's win workload (scenarios/paper/regime_win.yaml: 30
-Llama-3.1-8B destinations, 4,096-token system prompts, a 10% whale). Each cell is another
-workload, so CacheRoute's q_cap and W are recalibrated for it (`kvroute calibrate`, the rule of
+own (unshared) part, and across the skew of key rates and the share of requests without a
+shared prefix through the win workload's own cell, on the paper's win workload
+(scenarios/paper/regime_win.yaml: 30 Llama-3.1-8B destinations, 4,096-token system prompts, a
+10% whale). Each cell is another workload, so CacheRoute's q_cap and W are recalibrated for it (`kvroute calibrate`, the rule of
 docs/REPRODUCING.md). Prints Markdown, and draws affinity_map.png into --out (both ratios as
 maps, the cells whose CI reaches the paper's band outlined) when matplotlib is available.
 
@@ -26,12 +26,14 @@ from paper_tables import workload_header  # noqa: E402
 
 SCENARIO = ROOT / "scenarios/paper/regime_win.yaml"
 OUTPUT_MEDIANS = [12, 25, 50, 200, 800]  # tokens; the win workload's own is 200
-TAIL_SIGMAS = [0.4, 0.8, 1.6]        # lognormal sigma of a prompt's own tokens (median 128); own 0.8
+TAIL_SIGMAS = [0.4, 0.8, 1.6]  # lognormal sigma of a prompt's own tokens (median 128); own 0.8
 # The two cross-sections through the win workload's own cell (200 output tokens, tail σ 0.8):
 # the lognormal sigma of the key rates (its own 1.5; the 10% whale kept) and the share of
-# requests whose prompt shares no prefix (its own 0), the two knobs of §4's regime_mixed cells.
+# sessions with nothing reusable (no_prefix_share; its own 0), the two knobs of §4's
+# regime_mixed cells.
 OWN_CELL = (200, 0.8)
-SKEW_SIGMAS = [0.5, 1.5, 2.5]
+OWN_SKEW = 1.5  # regime_win.yaml's rate_skew sigma
+SKEW_SIGMAS = [0.5, OWN_SKEW, 2.5]
 PREFIX_FREE_SHARES = [0, 0.25, 0.5]
 # The paper's flagship at 3.5 s: CacheRoute / Flat-LB 176/42, / the best baseline 176/76.
 PUBLISHED = {"flat_lb": 176 / 42, "chwbl": 176 / 76}
@@ -42,7 +44,7 @@ GRID = [30, 60, 90, 120, 150, 180, 210, 240, 300, 360, 450, 600, 800, 1000, 1300
 WIDE_GRID = GRID + [1700, 2200, 2800, 3600, 4600, 6000]
 
 
-def cell_overrides(output, sigma, seeds, skew=1.5, prefix_free=0):
+def cell_overrides(output, sigma, seeds, skew=OWN_SKEW, prefix_free=0):
     grid = WIDE_GRID if output < 50 else GRID
     sets = ["--set", f"workload.output_tokens={{kind: lognormal, median: {output}, sigma: 0.5, "
                      "min: 1, max: 4000}",
@@ -50,24 +52,24 @@ def cell_overrides(output, sigma, seeds, skew=1.5, prefix_free=0):
                      "min: 16, max: 32768}",
             "--set", f"seeds={seeds}", "--set", f"sweep.qps={grid}",
             "--set", "sweep.precision_qps=1", "--set", "sweep.precision_share=0.02"]
-    if skew != 1.5:
+    if skew != OWN_SKEW:
         sets += ["--set", f"workload.rate_skew={{kind: lognormal, sigma: {skew}}}"]
     if prefix_free:
         sets += ["--set", f"workload.prompt.no_prefix_share={prefix_free}"]
     return sets
 
 
-def cell_name(output, sigma, skew=1.5, prefix_free=0):
+def cell_name(output, sigma, skew=OWN_SKEW, prefix_free=0):
     """The map's cells are out*_sigma*.h5 (scripts/regimes_figure.py reads them); the
     cross-sections' cells skew*.h5 and prefix_free*.h5 (the own cell is the map's)."""
-    if skew != 1.5:
+    if skew != OWN_SKEW:
         return f"skew{skew}"
     if prefix_free:
         return f"prefix_free{prefix_free}"
     return f"out{output}_sigma{sigma}"
 
 
-def run_cell(binary, out, output, sigma, seeds, reuse, skew=1.5, prefix_free=0):
+def run_cell(binary, out, output, sigma, seeds, reuse, skew=OWN_SKEW, prefix_free=0):
     name = cell_name(output, sigma, skew, prefix_free)
     path = out / f"{name}.h5"
     sets = cell_overrides(output, sigma, seeds, skew, prefix_free)
@@ -136,6 +138,19 @@ def plot(cells, out):
     print(f"\nwrote {path}")
 
 
+def workload_line(out, name):
+    """The cell's generated workload as `kvroute workload-stats` measured it, without the prefix."""
+    line = workload_header(str(out), name).strip()
+    return line.replace("Workload as generated (`kvroute workload-stats`, first seed): ", "")
+
+
+def hit_rates(run, reference):
+    """Mean token hit rate, %, of Flat-LB, CHWBL and CacheRoute at the reference load."""
+    hits = [run.per_seed(p, reference, "token_hit_rate")
+            for p in ("flat_lb", "chwbl", "cacheroute")]
+    return " / ".join(f"{100 * sum(h.values()) / len(h) if h else float('nan'):.0f}" for h in hits)
+
+
 def ratio_text(run, den):
     ratio = paired_ratio(run.seeds("cacheroute", SLO_S), run.seeds(den, SLO_S))
     return ratio.text(digits=digits_near(ratio), unit="×") + (" ★" if in_band(ratio, den) else "")
@@ -151,20 +166,15 @@ def cross_section(args, out, cells, key, values):
 def print_cross_section(out, title, label, runs, reference):
     print(f"{title}\n")
     for v, _ in runs.items():
-        line = workload_header(str(out), cell_name(*OWN_CELL, **label[1](v))).strip()
-        line = line.replace("Workload as generated (`kvroute workload-stats`, first seed): ", "")
-        print(f"- {label[0]} {v:g}: {line}")
+        print(f"- {label[0]} {v:g}: {workload_line(out, cell_name(*OWN_CELL, **label[1](v)))}")
     print(f"\n| {label[0]} | CacheRoute / Flat-LB | CacheRoute / CHWBL | token hit rate at "
           f"{reference:g} QPS, Flat-LB / CHWBL / CacheRoute (ideal) | capacity, QPS (Flat-LB / "
           "CHWBL / CacheRoute) |")
     print("|---|---:|---:|---:|---:|")
     for v, (run, ideal) in runs.items():
-        hits = [run.per_seed(p, reference, "token_hit_rate") for p in
-                ("flat_lb", "chwbl", "cacheroute")]
-        means = [100 * sum(h.values()) / len(h) if h else float("nan") for h in hits]
         caps = " / ".join(run.cap(p, SLO_S) for p in ("flat_lb", "chwbl", "cacheroute"))
-        print(f"| {v:g} | {ratio_text(run, 'flat_lb')} | {ratio_text(run, 'chwbl')} | " +
-              " / ".join(f"{m:.0f}" for m in means) + f" (ideal {ideal:.0f}%) | {caps} |")
+        print(f"| {v:g} | {ratio_text(run, 'flat_lb')} | {ratio_text(run, 'chwbl')} | "
+              f"{hit_rates(run, reference)} (ideal {ideal:.0f}%) | {caps} |")
     print()
 
 
@@ -182,9 +192,7 @@ def main():
     print("Workloads as generated (`kvroute workload-stats`, first seed, 120 QPS):\n")
     for o in OUTPUT_MEDIANS:
         for s in TAIL_SIGMAS:
-            line = workload_header(str(out), f"out{o}_sigma{s}").strip()
-            line = line.replace("Workload as generated (`kvroute workload-stats`, first seed): ", "")
-            print(f"- output {o}, tail σ {s:g}: {line}")
+            print(f"- output {o}, tail σ {s:g}: {workload_line(out, cell_name(o, s))}")
     print()
     for title, den in (("CacheRoute / Flat-LB", "flat_lb"), ("CacheRoute / CHWBL", "chwbl")):
         print(f"{title} (rows: median output tokens; columns: sigma of a prompt's own tokens)\n")
@@ -202,10 +210,7 @@ def main():
         row = []
         for s in TAIL_SIGMAS:
             run, ideal = cells[(o, s)]
-            hits = [run.per_seed(p, reference, "token_hit_rate") for p in
-                    ("flat_lb", "chwbl", "cacheroute")]
-            means = [100 * sum(h.values()) / len(h) if h else float("nan") for h in hits]
-            row.append(" / ".join(f"{m:.0f}" for m in means) + f" (ideal {ideal:.0f}%)")
+            row.append(f"{hit_rates(run, reference)} (ideal {ideal:.0f}%)")
         print(f"| {o} | " + " | ".join(row) + " |")
     print("\nCapacities, QPS (Flat-LB / CHWBL / CacheRoute)\n")
     print("| output \\ tail | " + " | ".join(f"σ = {s:g}" for s in TAIL_SIGMAS) + " |")
