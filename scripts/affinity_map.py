@@ -4,8 +4,8 @@ Flat-LB's and over CHWBL's, paired by seed, across output length × the tail of 
 own (unshared) part, and across the skew of key rates and the share of requests without a
 shared prefix through the win workload's own cell, on the paper's win workload
 (scenarios/paper/regime_win.yaml: 30 Llama-3.1-8B destinations, 4,096-token system prompts, a
-10% whale). Each cell is another workload, so CacheRoute's q_cap and W are recalibrated for it (`kvroute calibrate`, the rule of
-docs/REPRODUCING.md). Prints Markdown, and draws affinity_map.png into --out (both ratios as
+10% whale). Each cell is another workload, so CacheRoute's q_cap and W are recalibrated for it
+(`kvroute calibrate`, the rule of docs/REPRODUCING.md). Prints Markdown, and draws affinity_map.png into --out (both ratios as
 maps, the cells whose CI reaches the paper's band outlined) when matplotlib is available.
 
     scripts/affinity_map.py [path/to/kvroute] [--out DIR] [--seeds N] [--reuse]
