@@ -7,7 +7,7 @@
 namespace kvroute::analysis {
 namespace {
 
-LatencySummary Summarize(const LatencyHistogram& h) {
+LatencySummary SummarizeLatency(const LatencyHistogram& h) {
   return LatencySummary{.p50 = h.PercentileSeconds(50),
                         .p90 = h.PercentileSeconds(90),
                         .p99 = h.PercentileSeconds(99),
@@ -116,9 +116,9 @@ void PointMetricsCollector::Summarize(PointResult* out) const {
   out->failed = failed_;
   out->retried = retried_;
   out->measured = measured_;
-  out->ttft = analysis::Summarize(ttft_);
-  out->tpot = analysis::Summarize(tpot_);
-  out->e2e = analysis::Summarize(e2e_);
+  out->ttft = SummarizeLatency(ttft_);
+  out->tpot = SummarizeLatency(tpot_);
+  out->e2e = SummarizeLatency(e2e_);
   out->slo_values.clear();
   for (const Slo& slo : slos_) {
     const LatencyHistogram& h = slo.metric == LatencyMetric::kTtft   ? ttft_

@@ -14,6 +14,10 @@ inline constexpr uint64_t kUserSalt = 0x5553455200000000ULL;      // with sessio
 inline constexpr uint64_t kOutputSalt = 0x4f55545055540000ULL;    // with session, turn
 inline constexpr uint64_t kPrivateSalt = 0x5052495641544500ULL;   // with session
 inline constexpr uint64_t kToolSalt = 0x544f4f4c00000000ULL;      // with session, step
+// inference-perf's shared-prefix workload (shared_prefix_prompts.h).
+inline constexpr uint64_t kSharedPrefixSystemSalt = 0x5350534953595354ULL;    // with group
+inline constexpr uint64_t kSharedPrefixQuestionSalt = 0x5350515545535449ULL;  // with prompt
+inline constexpr uint64_t kSharedPrefixOutputSalt = 0x53504f5554505554ULL;    // with request
 
 }  // namespace kvroute::models
 

@@ -11,10 +11,6 @@
 namespace kvroute::models {
 namespace {
 
-std::vector<double> DocumentWeights(const RagConfig& rag) {
-  return rag.documents > 0 ? ZipfShares(rag.documents, rag.popularity_s) : std::vector<double>{1};
-}
-
 PromptSegment OutputSegment(const Session& s, uint32_t step) {
   return {sim::Combine(sim::Combine(kOutputSalt, s.id), step), s.steps[step].output_tokens};
 }
@@ -41,7 +37,7 @@ SessionPlanner::SessionPlanner(const WorkloadConfig& config, uint64_t seed)
       seed_(seed),
       shares_(KeyShares(config.keys, config.rates)),
       key_table_(shares_),
-      document_table_(DocumentWeights(config.rag)) {}
+      document_table_(config.rag.DocumentWeights()) {}
 
 double SessionPlanner::MeanSteps() const {
   return std::max(1.0, config_.sessions.turns.MeanDraw()) *

@@ -2,17 +2,11 @@
 
 #include <utility>
 
+#include "models/prompt_salts.h"
 #include "sim/core/hashing.h"
 #include "sim/core/random_stream.h"
 
 namespace kvroute::models {
-namespace {
-
-constexpr uint64_t kSystemSalt = 0x5350534953595354ULL;
-constexpr uint64_t kQuestionSalt = 0x5350515545535449ULL;
-
-}  // namespace
-
 SharedPrefixPrompts::SharedPrefixPrompts(const SharedPrefixConfig& config, uint64_t seed)
     : prompts_per_group(config.prompts_per_group) {
   const uint32_t prompts = config.groups * config.prompts_per_group;
@@ -40,9 +34,10 @@ SharedPrefixPrompts::SharedPrefixPrompts(const SharedPrefixConfig& config, uint6
 
 void SharedPrefixPrompts::AppendSegments(uint32_t prompt, std::vector<PromptSegment>* out) const {
   const uint32_t g = group(prompt);
-  if (system_tokens[g] > 0) out->push_back({sim::Combine(kSystemSalt, g), system_tokens[g]});
+  if (system_tokens[g] > 0)
+    out->push_back({sim::Combine(kSharedPrefixSystemSalt, g), system_tokens[g]});
   if (question_tokens[prompt] > 0) {
-    out->push_back({sim::Combine(kQuestionSalt, prompt), question_tokens[prompt]});
+    out->push_back({sim::Combine(kSharedPrefixQuestionSalt, prompt), question_tokens[prompt]});
   }
 }
 

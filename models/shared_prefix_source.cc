@@ -1,13 +1,9 @@
 #include "models/shared_prefix_source.h"
 
+#include "models/prompt_salts.h"
 #include "sim/core/hashing.h"
 
 namespace kvroute::models {
-namespace {
-
-constexpr uint64_t kOutputSalt = 0x53504f5554505554ULL;
-
-}  // namespace
 
 SharedPrefixSource::SharedPrefixSource(const WorkloadConfig& config, uint64_t seed, double qps,
                                        sim::Time end, uint32_t stage)
@@ -53,7 +49,8 @@ bool SharedPrefixSource::Next(Request* out) {
   out->session = id;
   out->prompt_tokens = TotalTokens(segments_);
   out->output_tokens = prompts_->output_tokens[prompt];
-  out->hashes.HashLater(hasher_, segments_, {sim::Combine(kOutputSalt, id), out->output_tokens});
+  out->hashes.HashLater(hasher_, segments_,
+                        {sim::Combine(kSharedPrefixOutputSalt, id), out->output_tokens});
   return true;
 }
 

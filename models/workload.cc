@@ -8,11 +8,12 @@
 #include "sim/core/slot_pool.h"
 
 namespace kvroute::models {
-namespace {
 
-std::vector<double> DocumentWeights(const RagConfig& rag) {
-  return rag.documents > 0 ? ZipfShares(rag.documents, rag.popularity_s) : std::vector<double>{1};
+std::vector<double> RagConfig::DocumentWeights() const {
+  return documents > 0 ? ZipfShares(documents, popularity_s) : std::vector<double>{1};
 }
+
+namespace {
 
 // Sessions start at the load divided by the mean number of turns, so that all
 // turns together arrive at the configured load.
@@ -48,7 +49,7 @@ WorkloadGenerator::WorkloadGenerator(const WorkloadConfig& config, uint64_t seed
       shares_(config.clients.enabled() ? std::vector<double>{1.0}
                                        : KeyShares(config.keys, config.rates)),
       key_table_(shares_),
-      document_table_(DocumentWeights(config.rag)),
+      document_table_(config.rag.DocumentWeights()),
       arrivals_(config.arrivals, sim::RandomStream(seed, "workload.arrivals")),
       schedule_(config.load_schedule),
       key_rng_(seed, "workload.keys"),

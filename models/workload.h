@@ -73,6 +73,9 @@ struct RagConfig {
   double popularity_s = 1.0;
   LengthDistribution chunks = LengthDistribution::Fixed(1);
   uint32_t chunk_tokens = 512;
+
+  // Each document's probability of being drawn; {1} without documents.
+  std::vector<double> DocumentWeights() const;
 };
 
 // Every control interval each key's log-rate takes a N(0, sigma^2) step

@@ -40,8 +40,6 @@
 namespace kvroute::policies {
 namespace {
 
-constexpr uint32_t kDefaultIndexBlocks = 31250;  // llm-d's LRU size when the pool is unknown
-
 PrefixHotness::Config HotnessConfig(const Params& params, const PolicyContext& ctx) {
   const double n = static_cast<double>(std::max<uint32_t>(1, ctx.num_replicas));
   const auto prefix_tokens = static_cast<uint32_t>(params.Get("prefix_block_tokens"));
@@ -66,7 +64,8 @@ class DualMapPolicy : public Policy {
     if (params.Get("cache_state") == 0) {
       index_.emplace(
           ctx.num_replicas,
-          ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica : kDefaultIndexBlocks, 0);
+          ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica : kDefaultIndexBlocksPerReplica,
+          0);
     }
   }
 

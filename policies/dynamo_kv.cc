@@ -24,8 +24,6 @@
 namespace kvroute::policies {
 namespace {
 
-constexpr uint32_t kDefaultIndexBlocks = 31250;
-
 class DynamoKvPolicy : public Policy {
  public:
   DynamoKvPolicy(const Params& params, const PolicyContext& ctx)
@@ -40,7 +38,7 @@ class DynamoKvPolicy : public Policy {
     if (params.Get("cache_state") == 1) {
       index_.emplace(
           ctx.num_replicas,
-          ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica : kDefaultIndexBlocks,
+          ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica : kDefaultIndexBlocksPerReplica,
           sim::FromSeconds(params.Get("router_ttl_s")));
     }
   }

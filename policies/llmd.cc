@@ -25,7 +25,6 @@
 namespace kvroute::policies {
 namespace {
 
-constexpr uint32_t kLruCapacityPerServer = 31250;  // without autoTune
 constexpr size_t kMaxPrefixBlocks = 256;
 
 class LlmdPolicy : public Policy {
@@ -40,7 +39,8 @@ class LlmdPolicy : public Policy {
         storage_weight_(params.Get("storage_tier_weight")),
         precise_(params.Get("prefix_cache") == 1),
         index_(precise_ ? 0 : ctx.num_replicas,
-               ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica : kLruCapacityPerServer,
+               ctx.kv_blocks_per_replica > 0 ? ctx.kv_blocks_per_replica
+                                             : kDefaultIndexBlocksPerReplica,
                0),
         rng_(ctx.seed, "policy.llmd"),
         eligible_(ctx.num_replicas),

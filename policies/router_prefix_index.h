@@ -27,6 +27,11 @@
 
 namespace kvroute::policies {
 
+// Blocks per replica of llm-d's approximate index without autoTune
+// (lruCapacityPerServer; policies.md §2): the capacity of a router's index
+// when the engines' KV pool size is unknown.
+inline constexpr uint32_t kDefaultIndexBlocksPerReplica = 31250;
+
 class RouterPrefixIndex {
  public:
   // `capacity_blocks` per replica; `ttl` 0 means no expiry.
