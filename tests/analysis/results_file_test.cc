@@ -118,7 +118,7 @@ TEST(PointCodecTest, RefusesADamagedRecord) {
   EXPECT_THROW(DecodePoint(record + "1 "), PointCodecError);
 }
 
-std::string TempPath(const std::string& name) {
+std::string ResultsTempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / (std::to_string(::getpid()) + "_" + name))
       .string();
 }
@@ -137,7 +137,7 @@ PointExpectations Expected() {
 }
 
 TEST(PartialFileTest, ResumeGivesBackTheAppendedPoints) {
-  std::string path = TempPath("kvroute_partial_test.h5.partial");
+  std::string path = ResultsTempPath("kvroute_partial_test.h5.partial");
   {
     PartialFile file = PartialFile::Create(path, "00000000000000aa", "name: x\n");
     PointResult p = FullPoint();
@@ -158,7 +158,7 @@ TEST(PartialFileTest, ResumeGivesBackTheAppendedPoints) {
 }
 
 TEST(PartialFileTest, RefusesAnotherScenarioAndLeavesTheFile) {
-  std::string path = TempPath("kvroute_partial_other.h5.partial");
+  std::string path = ResultsTempPath("kvroute_partial_other.h5.partial");
   { PartialFile::Create(path, "00000000000000aa", "name: x\n").Append(FullPoint()); }
   std::vector<PointResult> points;
   try {
@@ -174,7 +174,7 @@ TEST(PartialFileTest, RefusesAnotherScenarioAndLeavesTheFile) {
   EXPECT_EQ(again.size(), 1u);
 }
 
-SweepResults Sample() {
+SweepResults SampleResults() {
   SweepResults r;
   r.slos = {Slo{LatencyMetric::kTtft, 99, 2.0}, Slo{LatencyMetric::kE2e, 90, 30}};
   r.baseline = "flat_lb";
@@ -197,8 +197,8 @@ SweepResults Sample() {
 }
 
 TEST(ResultsFileTest, ReadingBackPrintsTheSameTables) {
-  std::string path = TempPath("kvroute_reader_test.h5");
-  SweepResults written = Sample();
+  std::string path = ResultsTempPath("kvroute_reader_test.h5");
+  SweepResults written = SampleResults();
   Provenance provenance{.kvroute_version = "0.1.0",
                         .git_revision = "abc",
                         .command_line = "kvroute run x",
@@ -227,7 +227,7 @@ TEST(ResultsFileTest, ReadingBackPrintsTheSameTables) {
 }
 
 TEST(ResultsFileTest, ANonResultsFileIsAnErrorNamingIt) {
-  std::string path = TempPath("kvroute_not_results.h5");
+  std::string path = ResultsTempPath("kvroute_not_results.h5");
   { PartialFile::Create(path, "aa", "name: x\n"); }
   try {
     ReadResultsHdf5(path);
@@ -239,7 +239,7 @@ TEST(ResultsFileTest, ANonResultsFileIsAnErrorNamingIt) {
 }
 
 TEST(BaselineRatioTest, PairedBySeedThenSummarised) {
-  SweepResults r = Sample();
+  SweepResults r = SampleResults();
   for (const SummaryRow& row : r.summary) {
     if (row.policy == "flat_lb" && row.slo_index == 0) {
       EXPECT_EQ(row.ratio.mean, 1.0);
@@ -277,7 +277,7 @@ void AppendRaw(const std::string& path, const std::string& record) {
 // Resumes a partial file holding a good point and then `bad`; expects the
 // refusal to name record 1 and `problem`, and the file to be left as it was.
 void ExpectRefused(const std::string& bad, const std::string& problem) {
-  std::string path = TempPath("kvroute_refused.h5.partial");
+  std::string path = ResultsTempPath("kvroute_refused.h5.partial");
   { PartialFile::Create(path, "00000000000000aa", "name: x\n").Append(FullPoint()); }
   AppendRaw(path, bad);
   auto size = std::filesystem::file_size(path);
@@ -352,7 +352,7 @@ TEST(ResumeCheckTest, DamagedAndRepeatedRecordsAreRefused) {
 // A results file whose tables disagree is refused with the table and row.
 TEST(ResultsFileTest, TablesThatDisagreeAreRefused) {
   auto refused = [](SweepResults r, const std::string& problem) {
-    std::string path = TempPath("kvroute_disagree.h5");
+    std::string path = ResultsTempPath("kvroute_disagree.h5");
     std::string image = ResultsHdf5Image(Provenance{}, r);
     std::ofstream(path, std::ios::binary) << image;
     try {
@@ -363,19 +363,19 @@ TEST(ResultsFileTest, TablesThatDisagreeAreRefused) {
     }
     std::filesystem::remove(path);
   };
-  SweepResults r = Sample();
+  SweepResults r = SampleResults();
   r.summary[0].policy = "ghost";
   refused(r, "/summary row 0 names policy 'ghost', which /points lacks");
-  r = Sample();
+  r = SampleResults();
   r.summary.pop_back();
   refused(r, "/summary has 3 (policy, SLO) rows for 2 policies of /points and 2 SLOs");
-  r = Sample();
+  r = SampleResults();
   r.capacity[2].seed = 99;
   refused(r, "/capacity row 2 is of policy 'flat_lb' at seed 99, which /points lacks");
-  r = Sample();
+  r = SampleResults();
   r.baseline = "ghost";
   refused(r, "the baseline 'ghost' is not a policy of /points");
-  r = Sample();
+  r = SampleResults();
   r.points[4].completed = 1000;
   refused(r, "/points row 4: completed + unfinished + rejected + failed");
 }
@@ -383,9 +383,9 @@ TEST(ResultsFileTest, TablesThatDisagreeAreRefused) {
 // The writer reads its file back before it replaces anything: a file that
 // would not read back is refused and the old one kept.
 TEST(ResultsFileTest, AFileThatWouldNotReadBackIsNeverWritten) {
-  std::string path = TempPath("kvroute_refused_write.h5");
+  std::string path = ResultsTempPath("kvroute_refused_write.h5");
   std::ofstream(path) << "the previous results";
-  SweepResults r = Sample();
+  SweepResults r = SampleResults();
   r.summary[0].policy = "ghost";
   EXPECT_THROW(WriteResultsHdf5(path, Provenance{}, r), OutputFileError);
   std::ifstream in(path);

@@ -11,7 +11,7 @@
 namespace kvroute::sim {
 namespace {
 
-std::string ErrorOf(const std::string& path, const InputKind& kind = kScenarioInput) {
+std::string OpenErrorOf(const std::string& path, const InputKind& kind = kScenarioInput) {
   try {
     ReadInputFile(path, kind);
   } catch (const InputFileError& e) {
@@ -21,13 +21,13 @@ std::string ErrorOf(const std::string& path, const InputKind& kind = kScenarioIn
 }
 
 TEST(InputFileTest, DevicesAndDirectoriesAreNamedAsSuch) {
-  EXPECT_EQ(ErrorOf("/dev/zero"),
+  EXPECT_EQ(OpenErrorOf("/dev/zero"),
             "/dev/zero: is a character device, not a scenario file (kvroute reads regular files "
             "only)");
-  EXPECT_EQ(ErrorOf("/tmp"),
+  EXPECT_EQ(OpenErrorOf("/tmp"),
             "/tmp: is a directory, not a scenario file (kvroute reads regular files only)");
-  EXPECT_EQ(ErrorOf("/no/such/file.yaml"), "/no/such/file.yaml: no such scenario file");
-  EXPECT_EQ(ErrorOf(""), "empty path given for a scenario file");
+  EXPECT_EQ(OpenErrorOf("/no/such/file.yaml"), "/no/such/file.yaml: no such scenario file");
+  EXPECT_EQ(OpenErrorOf(""), "empty path given for a scenario file");
 }
 
 TEST(InputFileTest, FilesOverTheLimitAreRefusedBeforeReading) {
@@ -35,7 +35,7 @@ TEST(InputFileTest, FilesOverTheLimitAreRefusedBeforeReading) {
               ("kvroute_input_" + std::to_string(getpid()) + ".txt");
   { std::ofstream(path) << std::string(2000, 'x'); }
   InputKind small{"test file", 1024};
-  EXPECT_EQ(ErrorOf(path.string(), small),
+  EXPECT_EQ(OpenErrorOf(path.string(), small),
             path.string() + ": 2.0 KiB is more than the 1 KiB a test file may have");
   EXPECT_EQ(ReadInputFile(path.string(), kScenarioInput).size(), 2000u);
   std::filesystem::remove(path);

@@ -28,6 +28,9 @@ std::string Scenario(const std::string& from = "", const std::string& to = "");
 // {name, args, {{"s.yaml", Scenario(from, to)}}, 1, expected}
 MalformedInput ScenarioCase(std::string name, const std::string& from, const std::string& to,
                             std::vector<std::string> expected, std::string command = "validate");
+// {name, {"trace-stats", file}, {{file, text}}, 1, expected}
+MalformedInput TraceCase(std::string name, std::string file, std::string text,
+                         std::vector<std::string> expected);
 
 std::vector<MalformedInput> CliCases();
 std::vector<MalformedInput> ScenarioCases();

@@ -15,12 +15,6 @@ std::string Mooncake(const std::string& second_line) {
   return std::string(kMooncakeLine) + "\n" + second_line + "\n";
 }
 
-MalformedInput Trace(std::string name, std::string file, std::string text,
-                     std::vector<std::string> expected) {
-  return {
-      std::move(name), {"trace-stats", file}, {{file, std::move(text)}}, 1, std::move(expected)};
-}
-
 // A profile file: the 8B profile with its memory and weights as given.
 // A profile file of seven lines: `model` on an H100 at TP1.
 std::string Profile(const std::string& model, const std::string& extra = "") {
@@ -59,87 +53,98 @@ MalformedInput Plan(std::string name, std::vector<std::pair<std::string, std::st
 std::vector<MalformedInput> InputFileCases() {
   return {
       // Mooncake JSONL.
-      Trace(
+      TraceCase(
           "MooncakeFieldTwice", "t.jsonl",
           Mooncake(
               R"({"timestamp": 1, "timestamp": 2, "input_length": 9, "output_length": 1, "hash_ids": []})"),
           {"t.jsonl:2: field 'timestamp': given twice"}),
-      Trace(
+      TraceCase(
           "MooncakeHashIdsTwice", "t.jsonl",
           Mooncake(
               R"({"timestamp": 1, "input_length": 9, "output_length": 1, "hash_ids": [], "hash_ids": []})"),
           {"t.jsonl:2: field 'hash_ids': given twice"}),
-      Trace("MooncakeEmptyPrompt", "t.jsonl",
-            Mooncake(R"({"timestamp": 1, "input_length": 0, "output_length": 1, "hash_ids": []})"),
-            {"t.jsonl:2: field 'input_length': expected a whole number in [1, "}),
-      Trace("MooncakeEmptyOutput", "t.jsonl",
-            Mooncake(R"({"timestamp": 1, "input_length": 5, "output_length": 0, "hash_ids": []})"),
-            {"t.jsonl:2: field 'output_length': expected a whole number in [1, "}),
-      Trace("MooncakeTimestampBeyondTheClock", "t.jsonl",
-            Mooncake(
-                R"({"timestamp": 1e300, "input_length": 5, "output_length": 1, "hash_ids": []})"),
-            {"t.jsonl:2: field 'timestamp': beyond the latest time kvroute's clock holds"}),
-      Trace("MooncakeTimestampOutOfRange", "t.jsonl",
-            Mooncake(
-                R"({"timestamp": 1e400, "input_length": 5, "output_length": 1, "hash_ids": []})"),
-            {"t.jsonl:2: field 'timestamp'"}),
-      Trace("MooncakeTimestampBackwards", "t.jsonl",
-            R"({"timestamp": 10, "input_length": 5, "output_length": 1, "hash_ids": []})"
-            "\n" +
-                Mooncake(""),
-            {"t.jsonl:2: field 'timestamp': earlier than the previous request's"}),
-      Trace("MooncakeTimestampNegative", "t.jsonl",
-            Mooncake(R"({"timestamp": -1, "input_length": 5, "output_length": 1, "hash_ids": []})"),
-            {"t.jsonl:2: field 'timestamp': must be non-negative"}),
-      Trace("MooncakeUnknownField", "t.jsonl",
-            Mooncake(R"({"timestamp": 1, "input": 5, "output_length": 1, "hash_ids": []})"),
-            {"t.jsonl:2: field 'input': unknown field (valid: timestamp, delay, input_length"}),
-      Trace(
+      TraceCase(
+          "MooncakeEmptyPrompt", "t.jsonl",
+          Mooncake(R"({"timestamp": 1, "input_length": 0, "output_length": 1, "hash_ids": []})"),
+          {"t.jsonl:2: field 'input_length': expected a whole number in [1, "}),
+      TraceCase(
+          "MooncakeEmptyOutput", "t.jsonl",
+          Mooncake(R"({"timestamp": 1, "input_length": 5, "output_length": 0, "hash_ids": []})"),
+          {"t.jsonl:2: field 'output_length': expected a whole number in [1, "}),
+      TraceCase(
+          "MooncakeTimestampBeyondTheClock", "t.jsonl",
+          Mooncake(
+              R"({"timestamp": 1e300, "input_length": 5, "output_length": 1, "hash_ids": []})"),
+          {"t.jsonl:2: field 'timestamp': beyond the latest time kvroute's clock holds"}),
+      TraceCase(
+          "MooncakeTimestampOutOfRange", "t.jsonl",
+          Mooncake(
+              R"({"timestamp": 1e400, "input_length": 5, "output_length": 1, "hash_ids": []})"),
+          {"t.jsonl:2: field 'timestamp'"}),
+      TraceCase("MooncakeTimestampBackwards", "t.jsonl",
+                R"({"timestamp": 10, "input_length": 5, "output_length": 1, "hash_ids": []})"
+                "\n" +
+                    Mooncake(""),
+                {"t.jsonl:2: field 'timestamp': earlier than the previous request's"}),
+      TraceCase(
+          "MooncakeTimestampNegative", "t.jsonl",
+          Mooncake(R"({"timestamp": -1, "input_length": 5, "output_length": 1, "hash_ids": []})"),
+          {"t.jsonl:2: field 'timestamp': must be non-negative"}),
+      TraceCase("MooncakeUnknownField", "t.jsonl",
+                Mooncake(R"({"timestamp": 1, "input": 5, "output_length": 1, "hash_ids": []})"),
+                {"t.jsonl:2: field 'input': unknown field (valid: timestamp, delay, input_length"}),
+      TraceCase(
           "MooncakeDelayOpenLoop", "t.jsonl",
           Mooncake(
               R"({"delay": 5, "input_length": 5, "output_length": 1, "hash_ids": [], "session_id": 1})"),
           {"t.jsonl:2: field 'delay': a turn sent after its previous turn's response has no "
            "time of its own"}),
-      Trace("MooncakeMissingField", "t.jsonl",
-            Mooncake(R"({"timestamp": 1, "input_length": 5, "output_length": 1})"),
-            {"t.jsonl:2: field 'hash_ids': required field is missing"}),
-      Trace("MooncakeTooManyBlocks", "t.jsonl",
-            Mooncake(
-                R"({"timestamp": 1, "input_length": 5, "output_length": 1, "hash_ids": [1, 2]})"),
-            {"t.jsonl:2: field 'hash_ids': more 512-token blocks than input_length covers"}),
-      Trace("MooncakeTrailingText", "t.jsonl", Mooncake(std::string(kMooncakeLine) + " x"),
-            {"t.jsonl:2: unexpected text after the object"}),
-      Trace("MooncakeNotJson", "t.jsonl", Mooncake("timestamp=1"), {"t.jsonl:2: expected '{'"}),
+      TraceCase("MooncakeMissingField", "t.jsonl",
+                Mooncake(R"({"timestamp": 1, "input_length": 5, "output_length": 1})"),
+                {"t.jsonl:2: field 'hash_ids': required field is missing"}),
+      TraceCase(
+          "MooncakeTooManyBlocks", "t.jsonl",
+          Mooncake(
+              R"({"timestamp": 1, "input_length": 5, "output_length": 1, "hash_ids": [1, 2]})"),
+          {"t.jsonl:2: field 'hash_ids': more 512-token blocks than input_length covers"}),
+      TraceCase("MooncakeTrailingText", "t.jsonl", Mooncake(std::string(kMooncakeLine) + " x"),
+                {"t.jsonl:2: unexpected text after the object"}),
+      TraceCase("MooncakeNotJson", "t.jsonl", Mooncake("timestamp=1"), {"t.jsonl:2: expected '{'"}),
       // Azure CSV.
-      Trace("AzureThirtyFirstOfFebruary", "t.csv",
-            std::string(kAzureHeader) + kAzureLine + "2023-02-31 00:00:00.0,10,10\n",
-            {"t.csv:3: field 'TIMESTAMP': day 31 does not exist in month 2 of 2023"}),
-      Trace("AzureTwentyNinthOfFebruaryInACommonYear", "t.csv",
-            std::string(kAzureHeader) + "2023-02-29 00:00:00.0,10,10\n",
-            {"t.csv:2: field 'TIMESTAMP': day 29 does not exist in month 2 of 2023"}),
-      Trace("AzureMonthThirteen", "t.csv", std::string(kAzureHeader) + "2023-13-01 00:00:00,1,1\n",
-            {"t.csv:2: field 'TIMESTAMP': month 13 does not exist"}),
-      Trace("AzureYearBeyondTheClock", "t.csv",
-            std::string(kAzureHeader) + kAzureLine + "2300-01-01 00:00:00,1,1\n",
-            {"t.csv:3: field 'TIMESTAMP': year 2300 is outside what kvroute's clock"}),
-      Trace("AzureLeapSecond", "t.csv", std::string(kAzureHeader) + "2023-06-30 23:59:60,1,1\n",
-            {"t.csv:2: field 'TIMESTAMP': the time of day is out of range"}),
-      Trace("AzureEmptyPrompt", "t.csv", std::string(kAzureHeader) + "2023-11-16 18:15:46,0,44\n",
-            {"t.csv:2: field 'ContextTokens': must be at least 1 token"}),
-      Trace("AzureEmptyOutput", "t.csv", std::string(kAzureHeader) + "2023-11-16 18:15:46,4,0\n",
-            {"t.csv:2: field 'GeneratedTokens': must be at least 1 token"}),
-      Trace("AzureNegativeTokens", "t.csv",
-            std::string(kAzureHeader) + "2023-11-16 18:15:46,4,-5\n",
-            {"t.csv:2: field 'GeneratedTokens': expected a whole number"}),
-      Trace("AzureDuplicateColumn", "t.csv",
-            "TIMESTAMP,ContextTokens,GeneratedTokens,GeneratedTokens\n" + std::string(kAzureLine),
-            {"t.csv:1: expected the header TIMESTAMP,ContextTokens,GeneratedTokens"}),
-      Trace("AzureFourFields", "t.csv", std::string(kAzureHeader) + "2023-11-16 18:15:46,4,5,6\n",
-            {"t.csv:2: expected three comma-separated fields"}),
-      Trace("AzureBackwards", "t.csv",
-            std::string(kAzureHeader) + kAzureLine + "2023-11-16 18:15:40,4,5\n",
-            {"t.csv:3: field 'TIMESTAMP': earlier than the previous request's"}),
-      Trace("AzureNoRequests", "t.csv", kAzureHeader, {"t.csv: no requests in the trace"}),
+      TraceCase("AzureThirtyFirstOfFebruary", "t.csv",
+                std::string(kAzureHeader) + kAzureLine + "2023-02-31 00:00:00.0,10,10\n",
+                {"t.csv:3: field 'TIMESTAMP': day 31 does not exist in month 2 of 2023"}),
+      TraceCase("AzureTwentyNinthOfFebruaryInACommonYear", "t.csv",
+                std::string(kAzureHeader) + "2023-02-29 00:00:00.0,10,10\n",
+                {"t.csv:2: field 'TIMESTAMP': day 29 does not exist in month 2 of 2023"}),
+      TraceCase("AzureMonthThirteen", "t.csv",
+                std::string(kAzureHeader) + "2023-13-01 00:00:00,1,1\n",
+                {"t.csv:2: field 'TIMESTAMP': month 13 does not exist"}),
+      TraceCase("AzureYearBeyondTheClock", "t.csv",
+                std::string(kAzureHeader) + kAzureLine + "2300-01-01 00:00:00,1,1\n",
+                {"t.csv:3: field 'TIMESTAMP': year 2300 is outside what kvroute's clock"}),
+      TraceCase("AzureLeapSecond", "t.csv", std::string(kAzureHeader) + "2023-06-30 23:59:60,1,1\n",
+                {"t.csv:2: field 'TIMESTAMP': the time of day is out of range"}),
+      TraceCase("AzureEmptyPrompt", "t.csv",
+                std::string(kAzureHeader) + "2023-11-16 18:15:46,0,44\n",
+                {"t.csv:2: field 'ContextTokens': must be at least 1 token"}),
+      TraceCase("AzureEmptyOutput", "t.csv",
+                std::string(kAzureHeader) + "2023-11-16 18:15:46,4,0\n",
+                {"t.csv:2: field 'GeneratedTokens': must be at least 1 token"}),
+      TraceCase("AzureNegativeTokens", "t.csv",
+                std::string(kAzureHeader) + "2023-11-16 18:15:46,4,-5\n",
+                {"t.csv:2: field 'GeneratedTokens': expected a whole number"}),
+      TraceCase(
+          "AzureDuplicateColumn", "t.csv",
+          "TIMESTAMP,ContextTokens,GeneratedTokens,GeneratedTokens\n" + std::string(kAzureLine),
+          {"t.csv:1: expected the header TIMESTAMP,ContextTokens,GeneratedTokens"}),
+      TraceCase("AzureFourFields", "t.csv",
+                std::string(kAzureHeader) + "2023-11-16 18:15:46,4,5,6\n",
+                {"t.csv:2: expected three comma-separated fields"}),
+      TraceCase("AzureBackwards", "t.csv",
+                std::string(kAzureHeader) + kAzureLine + "2023-11-16 18:15:40,4,5\n",
+                {"t.csv:3: field 'TIMESTAMP': earlier than the previous request's"}),
+      TraceCase("AzureNoRequests", "t.csv", kAzureHeader, {"t.csv: no requests in the trace"}),
       {"TraceIsADirectory",
        {"trace-stats", "d.jsonl"},
        {{"d.jsonl/x", ""}},

@@ -48,6 +48,12 @@ MalformedInput ScenarioCase(std::string name, const std::string& from, const std
           std::move(expected)};
 }
 
+MalformedInput TraceCase(std::string name, std::string file, std::string text,
+                         std::vector<std::string> expected) {
+  return {
+      std::move(name), {"trace-stats", file}, {{file, std::move(text)}}, 1, std::move(expected)};
+}
+
 namespace {
 
 class CatalogueTest : public ::testing::TestWithParam<MalformedInput> {};

@@ -32,12 +32,6 @@ MalformedInput LengthFile(std::string name, const std::string& file, const std::
           std::move(expected)};
 }
 
-MalformedInput Trace(std::string name, std::string file, std::string text,
-                     std::vector<std::string> expected) {
-  return {
-      std::move(name), {"trace-stats", file}, {{file, std::move(text)}}, 1, std::move(expected)};
-}
-
 const char kBurstHeader[] =
     "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n";
 
@@ -117,37 +111,38 @@ std::vector<MalformedInput> WorkloadCases() {
                  {"lengths.txt:2: expected a non-negative number, got '-4'"}),
       LengthFile("EmpiricalEmptyFile", "lengths.txt", "", "# nothing\n",
                  {"lengths.txt: no numbers"}),
-      // Trace formats and their detection.
-      Trace("TraceFormatUnknownHeader", "t.csv", "when,tokens\n1,2\n",
-            {"t.csv:1: cannot tell the trace format", "ContextTokens (Azure)"}),
-      Trace("BurstGptResponseNotANumber", "t.csv",
-            std::string(kBurstHeader) + "1,ChatGPT,10,ten,20,API log\n",
-            {"t.csv:2: field 'Response tokens': expected a whole number"}),
-      Trace("BurstGptBackwards", "t.csv",
-            std::string(kBurstHeader) + "5,ChatGPT,10,1,11,API log\n4,ChatGPT,10,1,11,API log\n",
-            {"t.csv:3: field 'Timestamp': earlier than the previous request's"}),
-      Trace("BurstGptUnknownColumn", "t.csv",
-            "Timestamp,Request tokens,Response tokens,Region\n1,1,1,eu\n",
-            {"t.csv:1: field 'Region': unknown column (valid: Timestamp, Model"}),
-      Trace("KvrouteColumnTwice", "t.csv",
-            "time_s,prompt_tokens,output_tokens,session,session\n1,2,3,a,a\n",
-            {"t.csv:1: field 'session': column given twice"}),
-      Trace("KvrouteEmptyOutput", "t.csv", "time_s,prompt_tokens,output_tokens\n1,2,\n",
-            {"t.csv:2: field 'output_tokens': empty"}),
-      Trace("KvrouteJsonlUnknownField", "t.jsonl",
-            "{\"time_s\": 1, \"prompt_tokens\": 2, \"output_tokens\": 3, \"user\": 4}\n",
-            {"t.jsonl:1: field 'user': unknown field (valid: time_s"}),
-      Trace("KvrouteJsonlBadIds", "t.jsonl",
-            "{\"time_s\": 1, \"prompt_tokens\": 64, \"output_tokens\": 3, \"hash_ids\": 4}\n",
-            {"t.jsonl:1: field 'hash_ids': expected an array of block ids"}),
-      Trace("MooncakeDelayWithTimestamp", "t.jsonl",
-            "{\"timestamp\": 0, \"input_length\": 6, \"output_length\": 1, \"hash_ids\": [], "
-            "\"delay\": 5}\n",
-            {"t.jsonl:1: field 'delay': given with a timestamp: a turn has one or the other"}),
-      Trace("MooncakeSessionTwice", "t.jsonl",
-            "{\"timestamp\": 0, \"input_length\": 6, \"output_length\": 1, \"hash_ids\": [], "
-            "\"session_id\": 1, \"session_id\": 2}\n",
-            {"t.jsonl:1: field 'session_id': given twice"}),
+      // TraceCase formats and their detection.
+      TraceCase("TraceFormatUnknownHeader", "t.csv", "when,tokens\n1,2\n",
+                {"t.csv:1: cannot tell the trace format", "ContextTokens (Azure)"}),
+      TraceCase("BurstGptResponseNotANumber", "t.csv",
+                std::string(kBurstHeader) + "1,ChatGPT,10,ten,20,API log\n",
+                {"t.csv:2: field 'Response tokens': expected a whole number"}),
+      TraceCase(
+          "BurstGptBackwards", "t.csv",
+          std::string(kBurstHeader) + "5,ChatGPT,10,1,11,API log\n4,ChatGPT,10,1,11,API log\n",
+          {"t.csv:3: field 'Timestamp': earlier than the previous request's"}),
+      TraceCase("BurstGptUnknownColumn", "t.csv",
+                "Timestamp,Request tokens,Response tokens,Region\n1,1,1,eu\n",
+                {"t.csv:1: field 'Region': unknown column (valid: Timestamp, Model"}),
+      TraceCase("KvrouteColumnTwice", "t.csv",
+                "time_s,prompt_tokens,output_tokens,session,session\n1,2,3,a,a\n",
+                {"t.csv:1: field 'session': column given twice"}),
+      TraceCase("KvrouteEmptyOutput", "t.csv", "time_s,prompt_tokens,output_tokens\n1,2,\n",
+                {"t.csv:2: field 'output_tokens': empty"}),
+      TraceCase("KvrouteJsonlUnknownField", "t.jsonl",
+                "{\"time_s\": 1, \"prompt_tokens\": 2, \"output_tokens\": 3, \"user\": 4}\n",
+                {"t.jsonl:1: field 'user': unknown field (valid: time_s"}),
+      TraceCase("KvrouteJsonlBadIds", "t.jsonl",
+                "{\"time_s\": 1, \"prompt_tokens\": 64, \"output_tokens\": 3, \"hash_ids\": 4}\n",
+                {"t.jsonl:1: field 'hash_ids': expected an array of block ids"}),
+      TraceCase("MooncakeDelayWithTimestamp", "t.jsonl",
+                "{\"timestamp\": 0, \"input_length\": 6, \"output_length\": 1, \"hash_ids\": [], "
+                "\"delay\": 5}\n",
+                {"t.jsonl:1: field 'delay': given with a timestamp: a turn has one or the other"}),
+      TraceCase("MooncakeSessionTwice", "t.jsonl",
+                "{\"timestamp\": 0, \"input_length\": 6, \"output_length\": 1, \"hash_ids\": [], "
+                "\"session_id\": 1, \"session_id\": 2}\n",
+                {"t.jsonl:1: field 'session_id': given twice"}),
       {"ScenarioTraceFormatDetected",
        {"validate", "s.yaml"},
        {{"s.yaml", Scenario("  keys: 20\n  prompt: {system_tokens: 64, new_tokens: 16}\n"

@@ -16,12 +16,12 @@ namespace kvroute::sim {
 namespace {
 
 // Per process: ctest runs each test in its own process, several at a time.
-std::filesystem::path Dir() {
+std::filesystem::path SweepDir() {
   return std::filesystem::temp_directory_path() / ("kvroute_sweep_e2e_" + std::to_string(getpid()));
 }
 
-std::string Path(const std::string& name) {
-  auto dir = Dir();
+std::string SweepPath(const std::string& name) {
+  auto dir = SweepDir();
   std::filesystem::create_directories(dir);
   std::string path = (dir / name).string();
   std::filesystem::remove(path);
@@ -60,12 +60,12 @@ std::string Tables(const std::string& out) {
 class SweepCliTest : public testing::Test {
  protected:
   static void SetUpTestSuite() {
-    reference_ = new std::string(Path("reference.h5"));
+    reference_ = new std::string(SweepPath("reference.h5"));
     Outcome o = Cli(Small(*reference_, {"--jobs", "1"}));
     ASSERT_EQ(o.status, 0) << o.err;
     tables_ = new std::string(Tables(o.out));
   }
-  static void TearDownTestSuite() { std::filesystem::remove_all(Dir()); }
+  static void TearDownTestSuite() { std::filesystem::remove_all(SweepDir()); }
   static std::string* reference_;
   static std::string* tables_;
 };
@@ -73,7 +73,7 @@ std::string* SweepCliTest::reference_ = nullptr;
 std::string* SweepCliTest::tables_ = nullptr;
 
 TEST_F(SweepCliTest, TwoJobsWriteTheSamePointsAsOne) {
-  std::string path = Path("two_jobs.h5");
+  std::string path = SweepPath("two_jobs.h5");
   Outcome o = Cli(Small(path, {"--jobs", "2"}));
   ASSERT_EQ(o.status, 0) << o.err;
   std::vector<std::string> one = PointRecords(*reference_), two = PointRecords(path);
@@ -84,7 +84,7 @@ TEST_F(SweepCliTest, TwoJobsWriteTheSamePointsAsOne) {
 }
 
 TEST_F(SweepCliTest, StoppedAndResumedEqualsUninterrupted) {
-  std::string path = Path("resumed.h5");
+  std::string path = SweepPath("resumed.h5");
   Outcome stopped = Cli(Small(path, {"--jobs", "2", "--stop-after", "7"}));
   EXPECT_EQ(stopped.status, 1);
   EXPECT_NE(stopped.err.find("--stop-after"), std::string::npos);
@@ -100,7 +100,7 @@ TEST_F(SweepCliTest, StoppedAndResumedEqualsUninterrupted) {
 }
 
 TEST_F(SweepCliTest, ResumeRefusesAChangedScenario) {
-  std::string path = Path("changed.h5");
+  std::string path = SweepPath("changed.h5");
   ASSERT_EQ(Cli(Small(path, {"--stop-after", "2", "--jobs", "1"})).status, 1);
   auto before = std::filesystem::file_size(path + ".partial");
   Outcome o = Cli(Small(path, {"--resume", "--set", "workload.keys=100"}));
@@ -157,7 +157,7 @@ TEST_F(SweepCliTest, ReportDrawsNonEmptyPlots) {
   if (!std::filesystem::exists("/usr/bin/python3") && !std::getenv("KVROUTE_PYTHON")) {
     GTEST_SKIP() << "no python3 for the plots";
   }
-  auto dir = Dir() / "plots";
+  auto dir = SweepDir() / "plots";
   std::filesystem::remove_all(dir);
   Outcome o = Cli({"report", *reference_, "--plots", dir.string()});
   ASSERT_EQ(o.status, 0) << o.err;
@@ -182,12 +182,12 @@ TEST(ReportCliTest, DrawsTheDeploymentShareOfACanary) {
   if (!std::filesystem::exists("/usr/bin/python3") && !std::getenv("KVROUTE_PYTHON")) {
     GTEST_SKIP() << "no python3 for the plots";
   }
-  std::string out = Path("canary.h5");
+  std::string out = SweepPath("canary.h5");
   Outcome run = Cli({"run", "scenarios/canary.yaml", "--quiet", "--out", out, "--set",
                      "sweep.qps=[20, 40]", "--set", "duration_s=160", "--set",
                      "failures={schedule: [{replica: 0, at_s: 100, recover_after_s: 20}]}"});
   ASSERT_EQ(run.status, 0) << run.err;
-  auto dir = Dir() / "canary_plots";
+  auto dir = SweepDir() / "canary_plots";
   std::filesystem::remove_all(dir);
   Outcome o = Cli({"report", out, "--plots", dir.string(), "--plot-qps", "40"});
   ASSERT_EQ(o.status, 0) << o.err;

@@ -11,12 +11,12 @@
 namespace kvroute::models {
 namespace {
 
-struct Moments {
+struct GapMoments {
   double mean = 0, cv = 0, lag1 = 0;
 };
 
-Moments Measure(const std::vector<double>& x) {
-  Moments m;
+GapMoments Measure(const std::vector<double>& x) {
+  GapMoments m;
   double n = static_cast<double>(x.size());
   m.mean = std::accumulate(x.begin(), x.end(), 0.0) / n;
   double var = 0, cov = 0;
@@ -38,7 +38,7 @@ TEST(ArrivalProcessTest, GammaHasTheConfiguredCv) {
   ArrivalProcess p(c, sim::RandomStream(3, "test.gamma"));
   std::vector<double> gaps(200000);
   for (double& g : gaps) g = p.NextGap();
-  Moments m = Measure(gaps);
+  GapMoments m = Measure(gaps);
   EXPECT_NEAR(m.mean, 1.0, 0.02);
   EXPECT_NEAR(m.cv, 1.9, 0.05 * 1.9);
 }
@@ -61,7 +61,7 @@ std::vector<double> CorrelatedGaps(size_t n) {
 // gaps in 8,000 blocks). The mean is the input's rescaled to 1, within 2%.
 TEST(ArrivalProcessTest, BootstrapKeepsMeanAndLagOneCorrelation) {
   std::vector<double> input = CorrelatedGaps(20000);
-  Moments in = Measure(input);
+  GapMoments in = Measure(input);
   ArrivalConfig c;
   c.kind = ArrivalConfig::Kind::kBootstrap;
   c.gaps = input;
@@ -69,7 +69,7 @@ TEST(ArrivalProcessTest, BootstrapKeepsMeanAndLagOneCorrelation) {
   ArrivalProcess p(c, sim::RandomStream(4, "test.bootstrap"));
   std::vector<double> out(400000);
   for (double& g : out) g = p.NextGap();
-  Moments m = Measure(out);
+  GapMoments m = Measure(out);
   EXPECT_NEAR(m.mean, 1.0, 0.02);
   EXPECT_GT(in.lag1, 0.4);
   EXPECT_NEAR(m.lag1, in.lag1, 0.05);

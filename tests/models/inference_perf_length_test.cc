@@ -17,25 +17,25 @@ namespace kvroute::models {
 namespace {
 
 using Type = InferencePerfLength::Type;
-constexpr int kDraws = 200'000;
+constexpr int kLengthDraws = 200'000;
 
-struct Moments {
+struct LengthMoments {
   double mean = 0, sd = 0, lowest = 1e300, highest = -1e300;
 };
 
-Moments Sample(const InferencePerfLength& d) {
+LengthMoments SampleLengths(const InferencePerfLength& d) {
   sim::RandomStream rng(7, "test");
   double sum = 0, squares = 0;
-  Moments m;
-  for (int i = 0; i < kDraws; ++i) {
+  LengthMoments m;
+  for (int i = 0; i < kLengthDraws; ++i) {
     const double x = d.Draw(rng);
     sum += x;
     squares += x * x;
     m.lowest = std::min(m.lowest, x);
     m.highest = std::max(m.highest, x);
   }
-  m.mean = sum / kDraws;
-  m.sd = std::sqrt(squares / kDraws - m.mean * m.mean);
+  m.mean = sum / kLengthDraws;
+  m.sd = std::sqrt(squares / kLengthDraws - m.mean * m.mean);
   return m;
 }
 
@@ -46,29 +46,30 @@ TEST(InferencePerfLengthTest, FixedIsIntOfTheMeanAndDrawsNothing) {
 }
 
 TEST(InferencePerfLengthTest, NormalWithinWideBounds) {
-  const Moments m =
-      Sample({.type = Type::kNormal, .mean = 100, .std_dev = 10, .min = 0, .max = 1000});
+  const LengthMoments m =
+      SampleLengths({.type = Type::kNormal, .mean = 100, .std_dev = 10, .min = 0, .max = 1000});
   EXPECT_NEAR(m.mean, 100, 0.2);  // 5 standard errors
   EXPECT_NEAR(m.sd, 10, 0.2);
 }
 
 // Clipping piles the tails onto the bounds: P(90) = P(x < 90.5) = Phi(-0.19).
 TEST(InferencePerfLengthTest, ClippedNotTruncated) {
-  const Moments m =
-      Sample({.type = Type::kNormal, .mean = 100, .std_dev = 50, .min = 90, .max = 110});
+  const LengthMoments m =
+      SampleLengths({.type = Type::kNormal, .mean = 100, .std_dev = 50, .min = 90, .max = 110});
   EXPECT_EQ(m.lowest, 90);
   EXPECT_EQ(m.highest, 110);
   sim::RandomStream rng(7, "test");
   const InferencePerfLength d{
       .type = Type::kNormal, .mean = 100, .std_dev = 50, .min = 90, .max = 110};
   int at_min = 0;
-  for (int i = 0; i < kDraws; ++i) at_min += d.Draw(rng) == 90;
-  EXPECT_NEAR(static_cast<double>(at_min) / kDraws, 0.5 * std::erfc(0.19 / std::sqrt(2.0)), 0.005);
+  for (int i = 0; i < kLengthDraws; ++i) at_min += d.Draw(rng) == 90;
+  EXPECT_NEAR(static_cast<double>(at_min) / kLengthDraws, 0.5 * std::erfc(0.19 / std::sqrt(2.0)),
+              0.005);
 }
 
 // Azzalini: mean = loc + scale delta sqrt(2/pi), sd = scale sqrt(1 - 2 delta^2 / pi).
 TEST(InferencePerfLengthTest, SkewNormalMoments) {
-  const Moments m = Sample(
+  const LengthMoments m = SampleLengths(
       {.type = Type::kSkewNormal, .mean = 200, .std_dev = 80, .skew = 2.5, .min = 0, .max = 5000});
   const double delta = 2.5 / std::sqrt(1 + 2.5 * 2.5);
   EXPECT_NEAR(m.mean, 200 + 80 * delta * std::sqrt(2 / M_PI), 0.7);
@@ -77,22 +78,23 @@ TEST(InferencePerfLengthTest, SkewNormalMoments) {
 
 // Moment-matched: the lognormal has the mean and sd given.
 TEST(InferencePerfLengthTest, LognormalHasTheGivenMeanAndSd) {
-  const Moments m =
-      Sample({.type = Type::kLognormal, .mean = 150, .std_dev = 60, .min = 1, .max = 1e6});
+  const LengthMoments m =
+      SampleLengths({.type = Type::kLognormal, .mean = 150, .std_dev = 60, .min = 1, .max = 1e6});
   EXPECT_NEAR(m.mean, 150, 0.8);
   EXPECT_NEAR(m.sd, 60, 1.5);
 }
 
 // round(U[10, 21)) clipped to 20: P(10) = 0.5/11, P(20) = 1.5/11, others 1/11.
 TEST(InferencePerfLengthTest, UniformOverMinToMaxPlusOne) {
-  const Moments m = Sample({.type = Type::kUniform, .min = 10, .max = 20});
+  const LengthMoments m = SampleLengths({.type = Type::kUniform, .min = 10, .max = 20});
   EXPECT_EQ(m.lowest, 10);
   EXPECT_EQ(m.highest, 20);
   EXPECT_NEAR(m.mean, 170.0 / 11, 0.04);
 }
 
 TEST(InferencePerfLengthTest, PoissonMeanAndVariance) {
-  const Moments m = Sample({.type = Type::kPoisson, .mean = 50, .min = 0, .max = 1000});
+  const LengthMoments m =
+      SampleLengths({.type = Type::kPoisson, .mean = 50, .min = 0, .max = 1000});
   EXPECT_NEAR(m.mean, 50, 0.1);
   EXPECT_NEAR(m.sd * m.sd, 50, 1.0);
 }

@@ -15,14 +15,14 @@
 namespace kvroute::models {
 namespace {
 
-constexpr uint32_t kBlock = 4;
+constexpr uint32_t kLockstepBlockTokens = 4;
 constexpr uint32_t kCaches = 5;
 
-struct Sequence {
+struct LockstepSequence {
   std::vector<uint64_t> prompt, output;
 };
 
-Sequence NextSequence(sim::RandomStream& rng, uint64_t* salt) {
+LockstepSequence NextSequence(sim::RandomStream& rng, uint64_t* salt) {
   std::vector<PromptSegment> segments;
   segments.push_back(
       {sim::Combine(1, rng.UniformInt(3)), 8 + static_cast<uint32_t>(rng.UniformInt(40))});
@@ -32,13 +32,14 @@ Sequence NextSequence(sim::RandomStream& rng, uint64_t* salt) {
   }
   if (rng.Uniform() < 0.7)
     segments.push_back({sim::Combine(3, (*salt)++), 1 + static_cast<uint32_t>(rng.UniformInt(24))});
-  Sequence s;
-  HashSequenceBlocks(segments, {sim::Combine(4, (*salt)++), 8}, kBlock, &s.prompt, &s.output);
+  LockstepSequence s;
+  HashSequenceBlocks(segments, {sim::Combine(4, (*salt)++), 8}, kLockstepBlockTokens, &s.prompt,
+                     &s.output);
   return s;
 }
 
-struct Running {
-  Sequence seq;
+struct LockstepRunning {
+  LockstepSequence seq;
   KvHandle handle;
   uint32_t cache = 0;
 };
@@ -53,15 +54,16 @@ TEST(KvCacheManyTest, LockstepWalksMatchEachCacheAlone) {
           60 + 40 * c, c % 2 == 0 ? EvictionOrder::kRadixLru : EvictionOrder::kVllmFreeQueue));
       caches.push_back(owned.back().get());
     }
-    std::vector<Running> running;
-    std::vector<Sequence> seen;
+    std::vector<LockstepRunning> running;
+    std::vector<LockstepSequence> seen;
     uint64_t salt = 0;
     std::vector<uint32_t> together(kCaches), scratch;
     uint64_t hits = 0, misses = 0;
     for (int step = 0; step < 6000; ++step) {
       const double u = rng.Uniform();
       if (running.size() < 12 && u < 0.4) {
-        Running r{NextSequence(rng, &salt), {}, static_cast<uint32_t>(rng.UniformInt(kCaches))};
+        LockstepRunning r{
+            NextSequence(rng, &salt), {}, static_cast<uint32_t>(rng.UniformInt(kCaches))};
         KvCache& cache = *owned[r.cache];
         const BlockChain chain(r.seq.prompt, r.seq.output);
         const uint32_t total = chain.size() - static_cast<uint32_t>(rng.UniformInt(4));
@@ -76,7 +78,7 @@ TEST(KvCacheManyTest, LockstepWalksMatchEachCacheAlone) {
         }
       } else if (!running.empty() && u < 0.9) {
         const size_t i = rng.UniformInt(running.size());
-        Running& r = running[i];
+        LockstepRunning& r = running[i];
         KvCache& cache = *owned[r.cache];
         cache.Register(BlockChain(r.seq.prompt, r.seq.output), r.handle.allocated_blocks(),
                        &r.handle);
@@ -85,13 +87,13 @@ TEST(KvCacheManyTest, LockstepWalksMatchEachCacheAlone) {
       } else if (u > 0.995) {
         const uint32_t c = static_cast<uint32_t>(rng.UniformInt(kCaches));
         bool busy = false;
-        for (const Running& r : running) busy = busy || r.cache == c;
+        for (const LockstepRunning& r : running) busy = busy || r.cache == c;
         if (!busy) owned[c]->Clear();
       }
       // A chain seen before (maybe cached) or a new one (maybe partly).
-      const Sequence probe = !seen.empty() && rng.Uniform() < 0.7
-                                 ? seen[rng.UniformInt(seen.size())]
-                                 : NextSequence(rng, &salt);
+      const LockstepSequence probe = !seen.empty() && rng.Uniform() < 0.7
+                                         ? seen[rng.UniformInt(seen.size())]
+                                         : NextSequence(rng, &salt);
       const BlockChain chain(probe.prompt, probe.output);
       KvCache::MatchPrefixMany(caches, chain, together, &scratch);
       for (uint32_t c = 0; c < kCaches; ++c) {
@@ -100,7 +102,7 @@ TEST(KvCacheManyTest, LockstepWalksMatchEachCacheAlone) {
         (alone > 0 ? hits : misses) += 1;
       }
     }
-    for (Running& r : running) owned[r.cache]->Release(&r.handle);
+    for (LockstepRunning& r : running) owned[r.cache]->Release(&r.handle);
     EXPECT_GT(hits, 1000u);
     EXPECT_GT(misses, 300u);
   }

@@ -16,7 +16,7 @@
 namespace kvroute::models {
 namespace {
 
-constexpr uint32_t kBlock = 16;
+constexpr uint32_t kHashedBlockTokens = 16;
 
 struct Drawn {
   std::vector<PromptSegment> segments;
@@ -35,7 +35,7 @@ Drawn Draw(sim::RandomStream& rng, uint64_t id) {
 }
 
 TEST(RequestHashesTest, ReadInAnyOrderTheyAreTheArrivalHashes) {
-  auto hasher = std::make_shared<SequenceHasher>(kBlock);
+  auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
   sim::RandomStream rng(5, "test.request_hashes");
   std::vector<Request> requests(3000);
   std::vector<Drawn> drawn;
@@ -56,7 +56,8 @@ TEST(RequestHashesTest, ReadInAnyOrderTheyAreTheArrivalHashes) {
   std::vector<uint64_t> want_prompt, want_output;
   for (size_t i : order) {
     const Request& r = requests[i];
-    HashSequenceBlocks(drawn[i].segments, drawn[i].output, kBlock, &want_prompt, &want_output);
+    HashSequenceBlocks(drawn[i].segments, drawn[i].output, kHashedBlockTokens, &want_prompt,
+                       &want_output);
     // The output first: either read resolves both.
     ASSERT_EQ(r.hashes.output(), want_output) << "request " << i;
     ASSERT_FALSE(r.hashes.pending());
@@ -68,11 +69,11 @@ TEST(RequestHashesTest, TheHasherOutlivesItsSource) {
   Request r;
   const std::vector<PromptSegment> segments{{7, 100}, {8, 40}};
   {
-    auto hasher = std::make_shared<SequenceHasher>(kBlock);
+    auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
     r.hashes.HashLater(hasher, segments, {9, 20});
   }  // the source and its reference are gone; the request still hashes
   std::vector<uint64_t> want_prompt, want_output;
-  HashSequenceBlocks(segments, {9, 20}, kBlock, &want_prompt, &want_output);
+  HashSequenceBlocks(segments, {9, 20}, kHashedBlockTokens, &want_prompt, &want_output);
   EXPECT_EQ(r.hashes.prompt(), want_prompt);
   EXPECT_EQ(r.hashes.output(), want_output);
   EXPECT_EQ(want_prompt.size(), 8u);  // 140 tokens
@@ -80,7 +81,7 @@ TEST(RequestHashesTest, TheHasherOutlivesItsSource) {
 }
 
 TEST(RequestHashesTest, SwappedAndCopiedRequestsCarryTheirDeferredHashes) {
-  auto hasher = std::make_shared<SequenceHasher>(kBlock);
+  auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
   Request a, b;
   a.hashes.HashLater(hasher, std::vector<PromptSegment>{{1, 64}}, {2, 1});
   b.hashes.HashLater(hasher, std::vector<PromptSegment>{{3, 32}}, {4, 1});
@@ -93,7 +94,7 @@ TEST(RequestHashesTest, SwappedAndCopiedRequestsCarryTheirDeferredHashes) {
 }
 
 TEST(RequestHashesTest, WritingOrClearingEndsADeferral) {
-  auto hasher = std::make_shared<SequenceHasher>(kBlock);
+  auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
   Request r;
   r.hashes.HashLater(hasher, std::vector<PromptSegment>{{1, 64}}, {2, 16});
   r.hashes.mutable_prompt()->push_back(99);  // hashed first, then written
@@ -111,7 +112,7 @@ TEST(RequestHashesTest, WritingOrClearingEndsADeferral) {
 }
 
 TEST(RequestHashesTest, AFinishedRequestsStorageGoesToTheNextOneHashed) {
-  auto hasher = std::make_shared<SequenceHasher>(kBlock);
+  auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
   const std::vector<PromptSegment> segments{{1, 1600}};
   Request finished, waiting, admitted;
   finished.hashes.HashLater(hasher, segments, {2, 16});

@@ -8,7 +8,7 @@
 namespace kvroute::models {
 namespace {
 
-WorkloadConfig ChatConfig() {
+WorkloadConfig SessionChatConfig() {
   WorkloadConfig c;
   c.keys = 20;
   c.system_tokens = 100;
@@ -23,7 +23,7 @@ WorkloadConfig ChatConfig() {
 // tokens, it arrives think time after the previous turn, and it starts with
 // every full block of the previous prompt.
 TEST(SessionTest, TurnsGrowTheirPromptAndShareBlocks) {
-  WorkloadGenerator g(ChatConfig(), 2, 5, sim::FromSeconds(500));
+  WorkloadGenerator g(SessionChatConfig(), 2, 5, sim::FromSeconds(500));
   std::map<uint64_t, std::vector<Request>> sessions;
   Request r;
   sim::Time last = 0;
@@ -54,7 +54,7 @@ TEST(SessionTest, TurnsGrowTheirPromptAndShareBlocks) {
 
 // Sessions start at qps / turns, so all turns together arrive at the load.
 TEST(SessionTest, TurnsTogetherArriveAtTheLoad) {
-  WorkloadGenerator g(ChatConfig(), 3, 20, sim::FromSeconds(5000));
+  WorkloadGenerator g(SessionChatConfig(), 3, 20, sim::FromSeconds(5000));
   Request r;
   int n = 0;
   while (g.Next(&r)) ++n;
@@ -68,7 +68,7 @@ TEST(SessionTest, TurnsTogetherArriveAtTheLoad) {
 // run ~78%. Counts: Poisson sessions, var <= mean x E[turns^2]/E[turns] =
 // mean x 4.33, so sd ~1.7% of 15,000 and ~3.8% of 3,000.
 TEST(SessionTest, ShortRunsArriveAtTheLoadThroughout) {
-  WorkloadConfig c = ChatConfig();
+  WorkloadConfig c = SessionChatConfig();
   c.sessions.turns = LengthDistribution::Uniform(1, 6);
   c.sessions.think_time_s = LengthDistribution::Uniform(20, 60);
   for (uint64_t seed : {1, 2}) {
@@ -88,7 +88,7 @@ TEST(SessionTest, ShortRunsArriveAtTheLoadThroughout) {
 }
 
 TEST(SessionTest, NoPrefixShareRemovesReuse) {
-  WorkloadConfig c = ChatConfig();
+  WorkloadConfig c = SessionChatConfig();
   c.sessions.turns = LengthDistribution::Fixed(1);
   WorkloadStatsOptions o{.block_size = 16, .lru_blocks = {}, .windows_s = {}};
   auto ideal = [&](double share) {
@@ -106,7 +106,7 @@ TEST(SessionTest, NoPrefixShareRemovesReuse) {
 }
 
 TEST(SessionTest, RagChunksAreSharedAcrossKeysOnlyAfterTheSystemPrompt) {
-  WorkloadConfig c = ChatConfig();
+  WorkloadConfig c = SessionChatConfig();
   c.system_tokens = 0;
   c.sessions.turns = LengthDistribution::Fixed(1);
   c.rag = {.documents = 3,

@@ -16,7 +16,7 @@ namespace {
 
 constexpr uint32_t kSystem = 40, kQuestion = 13, kOutput = 30;
 
-WorkloadConfig ChatConfig(bool chat = true) {
+WorkloadConfig SharedPrefixChatConfig(bool chat = true) {
   WorkloadConfig c;
   c.shared_prefix.groups = 2;
   c.shared_prefix.prompts_per_group = 3;
@@ -27,14 +27,15 @@ WorkloadConfig ChatConfig(bool chat = true) {
   return c;
 }
 
-std::vector<Request> Draw(const WorkloadConfig& c, uint64_t seed, size_t n, uint32_t stage = 0) {
+std::vector<Request> DrawRequests(const WorkloadConfig& c, uint64_t seed, size_t n,
+                                  uint32_t stage = 0) {
   SharedPrefixSource source(c, seed, 10, sim::kNever, stage);
   std::vector<Request> out(n);
   for (Request& r : out) EXPECT_TRUE(source.Next(&r));
   return out;
 }
 
-std::vector<uint64_t> Sequence(const Request& r) {
+std::vector<uint64_t> SequenceHashes(const Request& r) {
   std::vector<uint64_t> all = r.hashes.prompt();
   all.insert(all.end(), r.hashes.output().begin(), r.hashes.output().end());
   return all;
@@ -47,8 +48,8 @@ std::vector<uint64_t> Sequence(const Request& r) {
 // round is its single-turn prompt.
 TEST(SharedPrefixChatTest, RoundsResendTheConversationSoFar) {
   const uint32_t users = 6, rounds = 5;
-  const std::vector<Request> chat = Draw(ChatConfig(), 3, users * rounds);
-  const std::vector<Request> single = Draw(ChatConfig(false), 3, users);
+  const std::vector<Request> chat = DrawRequests(SharedPrefixChatConfig(), 3, users * rounds);
+  const std::vector<Request> single = DrawRequests(SharedPrefixChatConfig(false), 3, users);
   std::map<uint64_t, std::vector<Request>> by_user;
   for (size_t k = 0; k < chat.size(); ++k) {
     const Request& r = chat[k];
@@ -63,7 +64,7 @@ TEST(SharedPrefixChatTest, RoundsResendTheConversationSoFar) {
     for (uint32_t r = 0; r < rounds; ++r) {
       EXPECT_EQ(turns[r].prompt_tokens, (r + 1) * (kSystem + kQuestion) + r * kOutput);
       if (r == 0) continue;
-      const std::vector<uint64_t> earlier = Sequence(turns[r - 1]);
+      const std::vector<uint64_t> earlier = SequenceHashes(turns[r - 1]);
       EXPECT_EQ(earlier.size(), (turns[r - 1].prompt_tokens + kOutput) / 16);
       ASSERT_GE(turns[r].hashes.prompt().size(), earlier.size());
       EXPECT_TRUE(std::equal(earlier.begin(), earlier.end(), turns[r].hashes.prompt().begin()))
@@ -82,21 +83,22 @@ TEST(SharedPrefixChatTest, RoundsResendTheConversationSoFar) {
 // later stage's conversations start over with the same prompts but other
 // responses.
 TEST(SharedPrefixChatTest, DeterministicPerSeedAndStage) {
-  const std::vector<Request> a = Draw(ChatConfig(), 5, 40), b = Draw(ChatConfig(), 5, 40);
+  const std::vector<Request> a = DrawRequests(SharedPrefixChatConfig(), 5, 40),
+                             b = DrawRequests(SharedPrefixChatConfig(), 5, 40);
   for (size_t k = 0; k < a.size(); ++k) {
     EXPECT_EQ(a[k].arrival, b[k].arrival);
     EXPECT_EQ(a[k].session, b[k].session);
     EXPECT_EQ(a[k].hashes.prompt(), b[k].hashes.prompt());
     EXPECT_EQ(a[k].hashes.output(), b[k].hashes.output());
   }
-  WorkloadConfig c = ChatConfig();
+  WorkloadConfig c = SharedPrefixChatConfig();
   c.shared_prefix.groups = 20;
   std::vector<uint64_t> users[2];
   for (uint64_t seed : {5, 6}) {
-    for (const Request& r : Draw(c, seed, 60)) users[seed - 5].push_back(r.session);
+    for (const Request& r : DrawRequests(c, seed, 60)) users[seed - 5].push_back(r.session);
   }
   EXPECT_NE(users[0], users[1]);
-  const std::vector<Request> later = Draw(ChatConfig(), 5, 6, 1);
+  const std::vector<Request> later = DrawRequests(SharedPrefixChatConfig(), 5, 6, 1);
   for (size_t k = 0; k < later.size(); ++k) {
     EXPECT_EQ(later[k].hashes.prompt(), a[k].hashes.prompt());
     EXPECT_NE(later[k].hashes.output(), a[k].hashes.output());
@@ -106,7 +108,7 @@ TEST(SharedPrefixChatTest, DeterministicPerSeedAndStage) {
 // A failed round leaves the context as it was (inference-perf's
 // process_failure): the next round sends the failed round's prompt again.
 TEST(SharedPrefixChatTest, AFailedRoundLeavesTheContext) {
-  const WorkloadConfig c = ChatConfig();
+  const WorkloadConfig c = SharedPrefixChatConfig();
   SharedPrefixChat chat(std::make_shared<const SharedPrefixPrompts>(c.shared_prefix, 1), 16, 0);
   Request r[4];
   for (int i = 0; i < 4; ++i) {
@@ -125,7 +127,7 @@ TEST(SharedPrefixChatTest, AFailedRoundLeavesTheContext) {
 // the order they became due, each with its own client, and other users are
 // not held up.
 TEST(SharedPrefixChatTest, RoundsWaitForTheirUserInOrder) {
-  const WorkloadConfig c = ChatConfig();
+  const WorkloadConfig c = SharedPrefixChatConfig();
   SharedPrefixChat chat(std::make_shared<const SharedPrefixPrompts>(c.shared_prefix, 1), 16, 0);
   Request r;
   ASSERT_TRUE(chat.Claim(4, 7));

@@ -14,7 +14,7 @@ namespace {
 
 using Format = TraceConfig::Format;
 
-std::string Write(const std::string& name, const std::string& text) {
+std::string WriteTrace(const std::string& name, const std::string& text) {
   const std::string path = testing::TempDir() + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
@@ -26,7 +26,7 @@ Trace ReadAuto(const std::string& path, TraceConfig config = {}) {
   return ReadTrace(config);
 }
 
-std::string ErrorOf(const std::string& path, Format format = Format::kAuto) {
+std::string TraceErrorOf(const std::string& path, Format format = Format::kAuto) {
   try {
     ReadTrace({.format = format, .file = path});
   } catch (const TraceError& e) {
@@ -37,12 +37,12 @@ std::string ErrorOf(const std::string& path, Format format = Format::kAuto) {
 
 TEST(TraceFormatsTest, BurstGptKeepsModelsAsTenantsAndSkipsFailures) {
   const std::string path =
-      Write("burst.csv",
-            "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
-            "5,ChatGPT,472,18,490,Conversation log\n"
-            "45,ChatGPT,1087,0,1087,Conversation log\n"
-            "110.5,GPT-4,417,505,922,API log\n"
-            "111,ChatGPT,12,3,15,API log\n");
+      WriteTrace("burst.csv",
+                 "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n"
+                 "5,ChatGPT,472,18,490,Conversation log\n"
+                 "45,ChatGPT,1087,0,1087,Conversation log\n"
+                 "110.5,GPT-4,417,505,922,API log\n"
+                 "111,ChatGPT,12,3,15,API log\n");
   EXPECT_EQ(DetectTraceFormat(path), Format::kBurstGpt);
   const Trace t = ReadAuto(path);
   EXPECT_EQ(t.format, Format::kBurstGpt);
@@ -57,12 +57,12 @@ TEST(TraceFormatsTest, BurstGptKeepsModelsAsTenantsAndSkipsFailures) {
 }
 
 TEST(TraceFormatsTest, BurstGptSessionIdsGroupTurns) {
-  const std::string path = Write("burst_sessions.csv",
-                                 "Timestamp,Model,Request tokens,Response tokens,Total "
-                                 "tokens,Log Type,Session ID,Elapsed time\n"
-                                 "0,ChatGPT,10,5,15,Conversation log,a,1\n"
-                                 "1,ChatGPT,20,5,25,Conversation log,,1\n"
-                                 "2,ChatGPT,30,5,35,Conversation log,a,1\n");
+  const std::string path = WriteTrace("burst_sessions.csv",
+                                      "Timestamp,Model,Request tokens,Response tokens,Total "
+                                      "tokens,Log Type,Session ID,Elapsed time\n"
+                                      "0,ChatGPT,10,5,15,Conversation log,a,1\n"
+                                      "1,ChatGPT,20,5,25,Conversation log,,1\n"
+                                      "2,ChatGPT,30,5,35,Conversation log,a,1\n");
   const Trace t = ReadAuto(path);
   ASSERT_EQ(t.records.size(), 3u);
   EXPECT_EQ(t.records[0].session, t.records[2].session);
@@ -74,7 +74,7 @@ TEST(TraceFormatsTest, BurstGptSessionIdsGroupTurns) {
 // Mooncake lines of replay tools with session ids: a session's turns share
 // an id, as a string or a number.
 TEST(TraceFormatsTest, MooncakeKeepsSessionIds) {
-  const std::string path = Write(
+  const std::string path = WriteTrace(
       "sessions.jsonl",
       R"({"timestamp": 0, "input_length": 600, "output_length": 10, "hash_ids": [1, 2], "session_id": "chat-1"}
 {"timestamp": 5, "input_length": 700, "output_length": 10, "hash_ids": [3, 4], "session_id": 7}
@@ -100,7 +100,7 @@ TEST(TraceFormatsTest, MooncakeKeepsSessionIds) {
 // its previous turn's time plus the delay, and the records are sorted by
 // those times (keys renumbered in order of appearance).
 TEST(TraceFormatsTest, MooncakeDelayedTurnsSitAfterTheirPreviousTurn) {
-  const std::string path = Write(
+  const std::string path = WriteTrace(
       "delayed.jsonl",
       R"({"timestamp": 0, "input_length": 600, "output_length": 10, "hash_ids": [1], "session_id": "a"}
 {"session_id": "a", "delay": 5000, "input_length": 700, "output_length": 10, "hash_ids": [1, 2]}
@@ -131,8 +131,9 @@ TEST(TraceFormatsTest, MooncakeDelayedTurnsSitAfterTheirPreviousTurn) {
 
   auto Error = [](const std::string& name, const std::string& text, bool closed_loop = true) {
     try {
-      ReadTrace(
-          {.format = Format::kMooncake, .file = Write(name, text), .closed_loop = closed_loop});
+      ReadTrace({.format = Format::kMooncake,
+                 .file = WriteTrace(name, text),
+                 .closed_loop = closed_loop});
     } catch (const TraceError& e) {
       return std::string(e.what());
     }
@@ -174,11 +175,11 @@ TEST(TraceFormatsTest, MooncakeDelayedTurnsSitAfterTheirPreviousTurn) {
 }
 
 TEST(TraceFormatsTest, KvrouteCsvNamesSessionsTenantsAndBlocks) {
-  const std::string path = Write("mine.csv",
-                                 "time_s,prompt_tokens,output_tokens,session,tenant,hash_ids\n"
-                                 "100.0,40,8,s1,acme,1 2 3\n"
-                                 "100.5,50,9,s2,,1 2 7 8\n"
-                                 "101.25,70,4,s1,acme,1 2 3 4 5\n");
+  const std::string path = WriteTrace("mine.csv",
+                                      "time_s,prompt_tokens,output_tokens,session,tenant,hash_ids\n"
+                                      "100.0,40,8,s1,acme,1 2 3\n"
+                                      "100.5,50,9,s2,,1 2 7 8\n"
+                                      "101.25,70,4,s1,acme,1 2 3 4 5\n");
   EXPECT_EQ(DetectTraceFormat(path), Format::kKvroute);
   TraceConfig config;
   config.block_tokens = 16;
@@ -205,9 +206,9 @@ TEST(TraceFormatsTest, KvrouteCsvNamesSessionsTenantsAndBlocks) {
 }
 
 TEST(TraceFormatsTest, KvrouteJsonlMatchesTheCsv) {
-  const std::string path =
-      Write("mine.jsonl",
-            R"({"time_s": 3, "prompt_tokens": 40, "output_tokens": 8, "session": "s1", "key": 5}
+  const std::string path = WriteTrace(
+      "mine.jsonl",
+      R"({"time_s": 3, "prompt_tokens": 40, "output_tokens": 8, "session": "s1", "key": 5}
 {"time_s": 4, "prompt_tokens": 10, "output_tokens": 2, "hash_ids": [4]}
 {"output_tokens": 3, "prompt_tokens": 20, "time_s": 4.5, "key": 5}
 )");
@@ -250,7 +251,7 @@ TEST(TraceFormatsTest, BrokenFilesNameFileLineAndField) {
        "u11.csv:2: expected 4 comma-separated fields, got 3"},
   };
   for (const Case& c : cases) {
-    const std::string error = ErrorOf(Write(c.name, c.text));
+    const std::string error = TraceErrorOf(WriteTrace(c.name, c.text));
     EXPECT_NE(error.find(c.expected), std::string::npos) << c.name << ": " << error;
   }
 }

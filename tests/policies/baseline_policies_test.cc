@@ -12,8 +12,8 @@
 namespace kvroute::policies {
 namespace {
 
-std::unique_ptr<Policy> Make(const std::string& name, uint32_t replicas,
-                             std::vector<ParamValue> params = {}) {
+std::unique_ptr<Policy> MakeBaseline(const std::string& name, uint32_t replicas,
+                                     std::vector<ParamValue> params = {}) {
   const PolicyInfo& info = FindPolicy(name);
   PolicyContext ctx;
   ctx.num_replicas = replicas;
@@ -30,14 +30,14 @@ models::Request KeyRequest(uint32_t key) {
 
 // SGLang round_robin.rs test values (shared/reference/policies.md §1).
 TEST(RoundRobinTest, CyclesThroughHealthyReplicas) {
-  auto policy = Make("round_robin", 3);
+  auto policy = MakeBaseline("round_robin", 3);
   std::vector<models::ReplicaLoad> loads(3);
   ClusterView view{loads, 0};
   std::vector<uint32_t> seq;
   for (int i = 0; i < 5; ++i) seq.push_back(policy->Route(KeyRequest(0), view));
   EXPECT_EQ(seq, (std::vector<uint32_t>{0, 1, 2, 0, 1}));
 
-  auto skipping = Make("round_robin", 3);
+  auto skipping = MakeBaseline("round_robin", 3);
   loads[1].healthy = false;
   seq.clear();
   for (int i = 0; i < 4; ++i) seq.push_back(skipping->Route(KeyRequest(0), view));
@@ -69,7 +69,7 @@ TEST(PowerOfTwoChoicesTest, NeverPicksTheHeaviestOfThree) {
 }
 
 TEST(StickyTest, SameKeySameReplicaAndFailover) {
-  auto policy = Make("sticky", 8);
+  auto policy = MakeBaseline("sticky", 8);
   std::vector<models::ReplicaLoad> loads(8);
   ClusterView view{loads, 0};
   uint32_t home = policy->Route(KeyRequest(42), view);
@@ -119,7 +119,7 @@ TEST(BoundedLoadTest, PeerCapacityValues) {
 // pushing the walk around the ring and requests completing at random.
 TEST(ChwblTest, NeverExceedsItsBound) {
   for (double epsilon : {0.0, 0.25, 1.0}) {
-    auto policy = Make("chwbl", 8, {{"epsilon", epsilon, ""}});
+    auto policy = MakeBaseline("chwbl", 8, {{"epsilon", epsilon, ""}});
     std::vector<models::ReplicaLoad> loads(8);
     loads[5].healthy = false;
     ClusterView view{loads, 0};
@@ -152,7 +152,7 @@ TEST(ChwblTest, NeverExceedsItsBound) {
 
 // lafikl/consistent TestGetLeast: 100 keys over 2 hosts, none above the bound.
 TEST(ChwblTest, TwoHostsHundredKeys) {
-  auto policy = Make("chwbl", 2);
+  auto policy = MakeBaseline("chwbl", 2);
   std::vector<models::ReplicaLoad> loads(2);
   ClusterView view{loads, 0};
   std::vector<uint64_t> placed(2, 0);
@@ -165,8 +165,8 @@ TEST(ChwblTest, TwoHostsHundredKeys) {
 }
 
 TEST(ChwblTest, LightlyLoadedKeysStayHome) {
-  auto chwbl = Make("chwbl", 8);
-  auto sticky = Make("sticky", 8);
+  auto chwbl = MakeBaseline("chwbl", 8);
+  auto sticky = MakeBaseline("sticky", 8);
   std::vector<models::ReplicaLoad> loads(8);
   ClusterView view{loads, 0};
   for (uint32_t key = 0; key < 100; ++key) {
@@ -182,7 +182,7 @@ models::Request PrefixRequest(std::vector<uint64_t> blocks, uint32_t tenant = 0)
 }
 
 TEST(PrefixHashTest, OnlyTheFirstNBlocksMatter) {
-  auto policy = Make("prefix_hash", 16, {{"blocks", 2, ""}});
+  auto policy = MakeBaseline("prefix_hash", 16, {{"blocks", 2, ""}});
   std::vector<models::ReplicaLoad> loads(16);
   ClusterView view{loads, 0};
   uint32_t home = policy->Route(PrefixRequest({11, 22, 33}), view);
@@ -195,7 +195,7 @@ TEST(PrefixHashTest, OnlyTheFirstNBlocksMatter) {
 }
 
 TEST(PrefixHashTest, TenantHashingSeparatesTenantsWithOnePrefix) {
-  auto policy = Make("prefix_hash", 16, {{"blocks", 2, ""}, {"hash_by", 0, "", "tenant"}});
+  auto policy = MakeBaseline("prefix_hash", 16, {{"blocks", 2, ""}, {"hash_by", 0, "", "tenant"}});
   std::vector<models::ReplicaLoad> loads(16);
   ClusterView view{loads, 0};
   std::set<uint32_t> seen;
@@ -208,7 +208,7 @@ TEST(PrefixHashTest, TenantHashingSeparatesTenantsWithOnePrefix) {
 }
 
 TEST(SessionAffinityTest, TurnsOfASessionShareAReplica) {
-  auto policy = Make("session_affinity", 8);
+  auto policy = MakeBaseline("session_affinity", 8);
   std::vector<models::ReplicaLoad> loads(8);
   ClusterView view{loads, 0};
   models::Request turn;
@@ -229,15 +229,18 @@ TEST(LeastLoadedTest, EachMeasurePicksItsMinimum) {
   loads[2].waiting = 2;
   loads[2].prefill_tokens = 100;
   ClusterView view{loads, 0};
-  EXPECT_EQ(Make("least_loaded", 3)->Route(KeyRequest(0), view), 0u);
-  EXPECT_EQ(Make("least_loaded", 3, {{"measure", 0, "", "tokens"}})->Route(KeyRequest(0), view),
-            1u);
+  EXPECT_EQ(MakeBaseline("least_loaded", 3)->Route(KeyRequest(0), view), 0u);
+  EXPECT_EQ(
+      MakeBaseline("least_loaded", 3, {{"measure", 0, "", "tokens"}})->Route(KeyRequest(0), view),
+      1u);
   // 100 prompt tokens of prefill cost less than 10 decode iterations.
-  EXPECT_EQ(Make("least_loaded", 3, {{"measure", 0, "", "work"}})->Route(KeyRequest(0), view), 2u);
+  EXPECT_EQ(
+      MakeBaseline("least_loaded", 3, {{"measure", 0, "", "work"}})->Route(KeyRequest(0), view),
+      2u);
 }
 
 TEST(LeastLoadedTest, TiesAreBrokenUniformly) {
-  auto policy = Make("least_loaded", 4);
+  auto policy = MakeBaseline("least_loaded", 4);
   std::vector<models::ReplicaLoad> loads(4);
   loads[2].running = 1;
   ClusterView view{loads, 0};

@@ -21,7 +21,7 @@ std::vector<double> HotKey(uint32_t hot) {
   return rates;
 }
 
-std::unique_ptr<Policy> Make(const char* rates, bool offer_true_rates) {
+std::unique_ptr<Policy> MakeWithRates(const char* rates, bool offer_true_rates) {
   const PolicyInfo& info = FindPolicy("cacheroute");
   PolicyContext ctx;
   ctx.num_replicas = kReplicas;
@@ -77,7 +77,7 @@ void Interval(Policy& policy, const std::vector<double>& rates, double end_s) {
 const std::set<uint32_t> kAll = {0, 1, 2};
 
 TEST(CacheRouteRatesTest, MeasuredRatesFollowTheHotKeyOneIntervalLate) {
-  auto policy = Make("measured", false);
+  auto policy = MakeWithRates("measured", false);
   EXPECT_EQ(Members(*policy, 0), kAll);  // the configured rates
   EXPECT_TRUE(Members(*policy, 7).empty());
   Interval(*policy, HotKey(0), 60);
@@ -89,7 +89,7 @@ TEST(CacheRouteRatesTest, MeasuredRatesFollowTheHotKeyOneIntervalLate) {
 }
 
 TEST(CacheRouteRatesTest, WorkloadRatesFollowTheHotKeyAtTheTick) {
-  auto policy = Make("workload", true);
+  auto policy = MakeWithRates("workload", true);
   EXPECT_EQ(Members(*policy, 0), kAll);
   Interval(*policy, HotKey(0), 60);  // the true rates from 60 s on: key 7 hot
   EXPECT_EQ(Members(*policy, 7), kAll);
@@ -97,8 +97,8 @@ TEST(CacheRouteRatesTest, WorkloadRatesFollowTheHotKeyAtTheTick) {
 }
 
 TEST(CacheRouteRatesTest, WorkloadRatesNeedTheWorkloadsRates) {
-  EXPECT_THROW(Make("workload", false), PolicyConfigError);
-  EXPECT_NO_THROW(Make("measured", false));
+  EXPECT_THROW(MakeWithRates("workload", false), PolicyConfigError);
+  EXPECT_NO_THROW(MakeWithRates("measured", false));
 }
 
 }  // namespace

@@ -10,21 +10,10 @@
 #include "policies/probabilistic_choice.h"
 #include "policies/registry.h"
 #include "tests/policies/chi_square.h"
+#include "tests/policies/fixed_oracle.h"
 
 namespace kvroute::policies {
 namespace {
-
-// A cache where replica r holds the first cached_[r] blocks of every chain.
-class FixedOracle : public CacheOracle {
- public:
-  explicit FixedOracle(std::vector<uint32_t> cached) : cached_(std::move(cached)) {}
-  uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
-    return std::min<uint32_t>(cached_[replica], static_cast<uint32_t>(chain.size()));
-  }
-
- private:
-  std::vector<uint32_t> cached_;
-};
 
 class CostPoliciesTest : public ::testing::Test {
  protected:

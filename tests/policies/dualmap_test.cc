@@ -23,8 +23,8 @@ namespace {
 
 // A chain of `blocks` chained hashes; chains with the same `shared` tag share
 // their first `shared_blocks` blocks.
-std::vector<uint64_t> Chain(uint32_t blocks, uint64_t tag, uint32_t shared_blocks = 0,
-                            uint64_t shared = 7) {
+std::vector<uint64_t> DualmapChain(uint32_t blocks, uint64_t tag, uint32_t shared_blocks = 0,
+                                   uint64_t shared = 7) {
   std::vector<uint64_t> chain;
   uint64_t h = 1;
   for (uint32_t j = 0; j < blocks; ++j) {
@@ -46,7 +46,7 @@ PrefixHotness::Config Hotness(uint32_t replicas, double window_s = 1e6) {
 TEST(PrefixHotnessTest, KeyIsTheShortestPrefixNotSplit) {
   PrefixHotness hot(Hotness(4));  // extend above 0.5, shrink below 0.25
   // Unknown prefixes are not split: the key is the first prefix block.
-  std::vector<uint64_t> a = Chain(5, 1);  // levels: blocks 2, 4, 5
+  std::vector<uint64_t> a = DualmapChain(5, 1);  // levels: blocks 2, 4, 5
   EXPECT_EQ(hot.Peek(a).levels, 1u);
   EXPECT_EQ(hot.Peek(a).hash, a[1]);
   // The first request is all the traffic: share 1 > 0.5 at every level, so
@@ -63,9 +63,10 @@ TEST(PrefixHotnessTest, HotPrefixExtendsAndShrinksWithHysteresis) {
   PrefixHotness hot(Hotness(4));
   uint64_t other = 100;
   auto observe_others = [&](int n) {
-    for (int i = 0; i < n; ++i) hot.Observe(Chain(2, other++), 0);
+    for (int i = 0; i < n; ++i) hot.Observe(DualmapChain(2, other++), 0);
   };
-  const std::vector<uint64_t> p1 = Chain(4, 1, 2), p2 = Chain(4, 2, 2);  // share prefix P
+  const std::vector<uint64_t> p1 = DualmapChain(4, 1, 2),
+                              p2 = DualmapChain(4, 2, 2);  // share prefix P
   const uint64_t prefix = p1[1];
   ASSERT_EQ(p2[1], prefix);
   // P: 1 of 1 > 0.5, split: p1 is keyed by its 2-block prefix.
@@ -93,7 +94,7 @@ TEST(PrefixHotnessTest, HotPrefixExtendsAndShrinksWithHysteresis) {
 
 TEST(PrefixHotnessTest, SharesDecayWithTheWindow) {
   PrefixHotness hot(Hotness(4, /*window_s=*/10));
-  const std::vector<uint64_t> a = Chain(2, 1), b = Chain(2, 2);
+  const std::vector<uint64_t> a = DualmapChain(2, 1), b = DualmapChain(2, 2);
   hot.Observe(a, 0);
   // One window later a counts 1/e against b's 1.
   hot.Observe(b, sim::FromSeconds(10));
@@ -106,7 +107,7 @@ TEST(PrefixHotnessTest, SharesDecayWithTheWindow) {
 
 TEST(PrefixHotnessTest, PeekDoesNotCount) {
   PrefixHotness hot(Hotness(4));
-  const std::vector<uint64_t> a = Chain(2, 1), b = Chain(2, 2);
+  const std::vector<uint64_t> a = DualmapChain(2, 1), b = DualmapChain(2, 2);
   hot.Observe(a, 0);
   hot.Observe(b, 0);
   for (int i = 0; i < 10; ++i) hot.Peek(a);
@@ -196,7 +197,7 @@ class DualMapTest : public ::testing::Test {
     auto loads = Loads(4);
     for (uint64_t tag = next_tag_;; ++tag) {
       models::Request r;
-      *r.hashes.mutable_prompt() = Chain(blocks, tag);
+      *r.hashes.mutable_prompt() = DualmapChain(blocks, tag);
       DualHashRings::Candidates c = rings_.Pick(r.hashes.prompt().back(), ClusterView{loads, 0});
       if ((c.first == a && c.second == b) || (c.first == b && c.second == a)) {
         next_tag_ = tag + 1;
@@ -296,7 +297,7 @@ TEST_F(DualMapTest, HotPrefixIsSplitAcrossTheCluster) {
     for (uint64_t i = 0; i < 200; ++i) {
       models::Request r;
       r.id = i;
-      *r.hashes.mutable_prompt() = Chain(80, i, /*shared_blocks=*/64);
+      *r.hashes.mutable_prompt() = DualmapChain(80, i, /*shared_blocks=*/64);
       r.prompt_tokens = 80 * 16;
       used.insert(policy->Route(r, ClusterView{loads, sim::FromSeconds(0.01 * i)}));
     }

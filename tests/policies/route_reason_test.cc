@@ -13,21 +13,10 @@
 #include "policies/cost_estimate.h"
 #include "policies/llmd_scorers.h"
 #include "policies/registry.h"
+#include "tests/policies/fixed_oracle.h"
 
 namespace kvroute::policies {
 namespace {
-
-// Replica r holds the first cached_[r] blocks of every chain.
-class FixedOracle : public CacheOracle {
- public:
-  explicit FixedOracle(std::vector<uint32_t> cached) : cached_(std::move(cached)) {}
-  uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
-    return std::min<uint32_t>(cached_[replica], static_cast<uint32_t>(chain.size()));
-  }
-
- private:
-  std::vector<uint32_t> cached_;
-};
 
 class RouteReasonTest : public ::testing::Test {
  protected:

@@ -58,7 +58,7 @@ class Prompts {
   std::vector<std::vector<models::PromptSegment>> history_;
 };
 
-constexpr uint32_t kReplicas = 6;
+constexpr uint32_t kIndexedReplicas = 6;
 
 class RouterPrefixIndexDifferentialTest
     : public ::testing::TestWithParam<std::tuple<uint32_t, double, uint64_t>> {};
@@ -66,23 +66,24 @@ class RouterPrefixIndexDifferentialTest
 TEST_P(RouterPrefixIndexDifferentialTest, EveryAnswerMatchesThePerBlockLrus) {
   const auto [capacity, ttl_s, seed] = GetParam();
   const sim::Time ttl = sim::FromSeconds(ttl_s);
-  RouterPrefixIndex index(kReplicas, capacity, ttl);
-  oracle::BlockRouterPrefixIndex reference(kReplicas, capacity, ttl);
+  RouterPrefixIndex index(kIndexedReplicas, capacity, ttl);
+  oracle::BlockRouterPrefixIndex reference(kIndexedReplicas, capacity, ttl);
   Prompts prompts(seed);
   sim::RandomStream& rng = prompts.rng();
   sim::Time now = 0;
-  std::vector<uint32_t> counts(kReplicas), expected(kReplicas), depths(kReplicas);
+  std::vector<uint32_t> counts(kIndexedReplicas), expected(kIndexedReplicas),
+      depths(kIndexedReplicas);
   uint64_t deep = 0;
   for (int step = 0; step < 6000; ++step) {
     now += sim::FromSeconds(rng.Exponential(20));
     const std::vector<uint64_t> chain = prompts.Next();
     const double u = rng.Uniform();
     if (u < 0.5) {
-      const uint32_t r = static_cast<uint32_t>(rng.UniformInt(kReplicas));
+      const uint32_t r = static_cast<uint32_t>(rng.UniformInt(kIndexedReplicas));
       index.Record(r, chain, now);
       reference.Record(r, chain, now);
     } else if (u < 0.505) {
-      const uint32_t r = static_cast<uint32_t>(rng.UniformInt(kReplicas));
+      const uint32_t r = static_cast<uint32_t>(rng.UniformInt(kIndexedReplicas));
       index.Clear(r);
       reference.Clear(r);
     } else {
@@ -90,14 +91,14 @@ TEST_P(RouterPrefixIndexDifferentialTest, EveryAnswerMatchesThePerBlockLrus) {
       reference.WalkCounts(chain, now, expected);
       ASSERT_EQ(counts, expected) << "step " << step;
       index.Depths(chain, now, depths);
-      for (uint32_t r = 0; r < kReplicas; ++r) {
+      for (uint32_t r = 0; r < kIndexedReplicas; ++r) {
         const uint32_t depth = reference.Depth(r, chain, now);
         ASSERT_EQ(index.Depth(r, chain, now), depth) << "step " << step << " replica " << r;
         ASSERT_EQ(depths[r], depth) << "step " << step << " replica " << r;
         deep += depth > 8;
       }
     }
-    for (uint32_t r = 0; r < kReplicas; ++r) {
+    for (uint32_t r = 0; r < kIndexedReplicas; ++r) {
       ASSERT_EQ(index.size(r), reference.size(r)) << "step " << step << " replica " << r;
     }
   }
@@ -112,8 +113,8 @@ INSTANTIATE_TEST_SUITE_P(CapacitiesTtlsAndSeeds, RouterPrefixIndexDifferentialTe
 class BlockRadixTreeDifferentialTest : public ::testing::TestWithParam<uint64_t> {};
 
 TEST_P(BlockRadixTreeDifferentialTest, EveryAnswerMatchesThePerBlockTree) {
-  BlockRadixTree tree(kReplicas);
-  oracle::BlockRadixTree reference(kReplicas);
+  BlockRadixTree tree(kIndexedReplicas);
+  oracle::BlockRadixTree reference(kIndexedReplicas);
   Prompts prompts(GetParam());
   sim::RandomStream& rng = prompts.rng();
   sim::Time now = 0;
@@ -125,7 +126,7 @@ TEST_P(BlockRadixTreeDifferentialTest, EveryAnswerMatchesThePerBlockTree) {
     const std::vector<uint64_t> chain = prompts.Next();
     const double u = rng.Uniform();
     if (u < 0.45) {
-      const uint32_t t = static_cast<uint32_t>(rng.UniformInt(kReplicas));
+      const uint32_t t = static_cast<uint32_t>(rng.UniformInt(kIndexedReplicas));
       tree.Insert(chain, t, now);
       reference.Insert(chain, t, now);
     } else if (u < 0.9) {
@@ -134,7 +135,7 @@ TEST_P(BlockRadixTreeDifferentialTest, EveryAnswerMatchesThePerBlockTree) {
       ASSERT_EQ(got.blocks, want.blocks) << "step " << step;
       ASSERT_EQ(got.tenant, want.tenant) << "step " << step;
       matched += got.blocks;
-      for (uint32_t t = 0; t < kReplicas; ++t) {
+      for (uint32_t t = 0; t < kIndexedReplicas; ++t) {
         ASSERT_EQ(tree.TenantMatch(t, chain), reference.TenantMatch(t, chain)) << "step " << step;
       }
     } else {
@@ -142,7 +143,7 @@ TEST_P(BlockRadixTreeDifferentialTest, EveryAnswerMatchesThePerBlockTree) {
       tree.EvictBySize(limit);
       reference.EvictBySize(limit);
     }
-    for (uint32_t t = 0; t < kReplicas; ++t) {
+    for (uint32_t t = 0; t < kIndexedReplicas; ++t) {
       ASSERT_EQ(tree.TenantSize(t), reference.TenantSize(t)) << "step " << step << " tenant " << t;
     }
     ASSERT_EQ(tree.SmallestTenant(), reference.SmallestTenant());

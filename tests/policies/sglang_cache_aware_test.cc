@@ -13,7 +13,7 @@ namespace kvroute::policies {
 namespace {
 
 // A string's chained block hashes, one block per character.
-std::vector<uint64_t> Chain(const std::string& text) {
+std::vector<uint64_t> TextChain(const std::string& text) {
   std::vector<uint64_t> chain;
   uint64_t h = 0;
   for (unsigned char c : text) chain.push_back(h = sim::ChainBlockHash(h, c));
@@ -23,11 +23,11 @@ std::vector<uint64_t> Chain(const std::string& text) {
 // tree.rs test_get_used_size_per_tenant.
 TEST(BlockRadixTreeTest, SizePerTenantCountsSharedPrefixOnce) {
   BlockRadixTree tree(3);
-  tree.Insert(Chain("hello"), 0, 0);
-  tree.Insert(Chain("world"), 0, 0);
-  tree.Insert(Chain("hello"), 1, 0);
-  tree.Insert(Chain("help"), 1, 0);
-  tree.Insert(Chain("ni"), 2, 0);  // "你好": two characters
+  tree.Insert(TextChain("hello"), 0, 0);
+  tree.Insert(TextChain("world"), 0, 0);
+  tree.Insert(TextChain("hello"), 1, 0);
+  tree.Insert(TextChain("help"), 1, 0);
+  tree.Insert(TextChain("ni"), 2, 0);  // "你好": two characters
   EXPECT_EQ(tree.TenantSize(0), 10u);
   EXPECT_EQ(tree.TenantSize(1), 6u);
   EXPECT_EQ(tree.TenantSize(2), 2u);
@@ -37,7 +37,7 @@ TEST(BlockRadixTreeTest, SizePerTenantCountsSharedPrefixOnce) {
 // tree.rs test_cold_start.
 TEST(BlockRadixTreeTest, ColdStartMatchesNothing) {
   BlockRadixTree tree(2);
-  BlockRadixTree::Match match = tree.PrefixMatch(Chain("hello"), 0);
+  BlockRadixTree::Match match = tree.PrefixMatch(TextChain("hello"), 0);
   EXPECT_EQ(match.blocks, 0u);
   EXPECT_EQ(match.tenant, BlockRadixTree::kNoTenant);
 }
@@ -45,13 +45,13 @@ TEST(BlockRadixTreeTest, ColdStartMatchesNothing) {
 // tree.rs test_prefix_match_tenant.
 TEST(BlockRadixTreeTest, TenantMatchFollowsOnlyThatTenant) {
   BlockRadixTree tree(3);
-  for (const char* s : {"hello", "help"}) tree.Insert(Chain(s), 0, 0);
-  for (const char* s : {"hello", "hello world", "helicopter"}) tree.Insert(Chain(s), 1, 0);
-  EXPECT_EQ(tree.TenantMatch(0, Chain("hello world")), 5u);  // "hello"
-  EXPECT_EQ(tree.TenantMatch(0, Chain("helicopter")), 3u);   // "hel"
-  EXPECT_EQ(tree.TenantMatch(1, Chain("help")), 3u);         // "hel"
-  EXPECT_EQ(tree.TenantMatch(2, Chain("hello")), 0u);        // ""
-  BlockRadixTree::Match match = tree.PrefixMatch(Chain("hello world"), 0);
+  for (const char* s : {"hello", "help"}) tree.Insert(TextChain(s), 0, 0);
+  for (const char* s : {"hello", "hello world", "helicopter"}) tree.Insert(TextChain(s), 1, 0);
+  EXPECT_EQ(tree.TenantMatch(0, TextChain("hello world")), 5u);  // "hello"
+  EXPECT_EQ(tree.TenantMatch(0, TextChain("helicopter")), 3u);   // "hel"
+  EXPECT_EQ(tree.TenantMatch(1, TextChain("help")), 3u);         // "hel"
+  EXPECT_EQ(tree.TenantMatch(2, TextChain("hello")), 0u);        // ""
+  BlockRadixTree::Match match = tree.PrefixMatch(TextChain("hello world"), 0);
   EXPECT_EQ(match.blocks, 11u);
   EXPECT_EQ(match.tenant, 1u);  // the only owner of the deepest block
 }
@@ -59,24 +59,24 @@ TEST(BlockRadixTreeTest, TenantMatchFollowsOnlyThatTenant) {
 // tree.rs test_simple_eviction: t2's older "hello" goes, t1's stays.
 TEST(BlockRadixTreeTest, EvictionRemovesEachTenantsOldestLeaves) {
   BlockRadixTree tree(2);
-  tree.Insert(Chain("hello"), 0, 1);
-  tree.Insert(Chain("hello"), 1, 2);
-  tree.Insert(Chain("world"), 1, 3);
+  tree.Insert(TextChain("hello"), 0, 1);
+  tree.Insert(TextChain("hello"), 1, 2);
+  tree.Insert(TextChain("world"), 1, 3);
   tree.EvictBySize(5);
   EXPECT_EQ(tree.TenantSize(0), 5u);
   EXPECT_EQ(tree.TenantSize(1), 5u);
-  BlockRadixTree::Match match = tree.PrefixMatch(Chain("world"), 4);
+  BlockRadixTree::Match match = tree.PrefixMatch(TextChain("world"), 4);
   EXPECT_EQ(match.blocks, 5u);
   EXPECT_EQ(match.tenant, 1u);
-  EXPECT_EQ(tree.TenantMatch(1, Chain("hello")), 0u);
+  EXPECT_EQ(tree.TenantMatch(1, TextChain("hello")), 0u);
 }
 
 // A partly evicted path keeps its root side: leaves go first.
 TEST(BlockRadixTreeTest, EvictionKeepsPrefixesClosed) {
   BlockRadixTree tree(1);
-  tree.Insert(Chain("abcdef"), 0, 1);
+  tree.Insert(TextChain("abcdef"), 0, 1);
   tree.EvictBySize(4);
-  EXPECT_EQ(tree.TenantMatch(0, Chain("abcdef")), 4u);
+  EXPECT_EQ(tree.TenantMatch(0, TextChain("abcdef")), 4u);
 }
 
 class SglangCacheAwareTest : public ::testing::Test {
@@ -89,7 +89,7 @@ class SglangCacheAwareTest : public ::testing::Test {
   }
   models::Request Prompt(const std::string& text) {
     models::Request r;
-    *r.hashes.mutable_prompt() = Chain(text);
+    *r.hashes.mutable_prompt() = TextChain(text);
     r.prompt_tokens = static_cast<uint32_t>(text.size());
     return r;
   }
@@ -139,7 +139,7 @@ TEST_F(SglangCacheAwareTest, UnhealthyPickFallsBackToTheFirstHealthy) {
 }
 
 // The exact cache stands in for the tree when asked.
-class FixedOracle : public CacheOracle {
+class ThirdReplicaHoldsAllOracle : public CacheOracle {
  public:
   uint32_t CachedPrefixBlocks(uint32_t replica, std::span<const uint64_t> chain) const override {
     return replica == 2 ? static_cast<uint32_t>(chain.size()) : 0;
@@ -151,7 +151,7 @@ TEST_F(SglangCacheAwareTest, ExactCacheStateReadsTheReplicas) {
   std::vector<models::ReplicaLoad> loads(3);
   loads[0].kv_utilization = 0.5;
   loads[1].kv_utilization = 0.1;
-  FixedOracle oracle;
+  ThirdReplicaHoldsAllOracle oracle;
   EXPECT_EQ(policy->Route(Prompt("anything"), ClusterView{loads, 0, &oracle}), 2u);
   EXPECT_EQ(policy->Route(Prompt("anything"), ClusterView{loads, 0, nullptr}), 2u);  // smallest KV
   loads[2].kv_utilization = 0.9;

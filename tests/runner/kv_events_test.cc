@@ -13,7 +13,7 @@
 namespace kvroute::sim {
 namespace {
 
-const char kScenario[] = R"(name: events
+const char kEventsScenario[] = R"(name: events
 seed: 3
 duration_s: 60
 warmup_s: 10
@@ -34,8 +34,8 @@ sweep: {qps: [40]}
 slo: [{metric: ttft, percentile: 99, threshold_s: 2}]
 )";
 
-Scenario Load(const std::vector<std::string>& overrides = {}) {
-  return LoadScenarioText(kScenario, "events.yaml", overrides);
+Scenario LoadWithEvents(const std::vector<std::string>& overrides = {}) {
+  return LoadScenarioText(kEventsScenario, "events.yaml", overrides);
 }
 
 // The point's JSON without the view's own counters, which exist only with it.
@@ -52,9 +52,9 @@ const char* const kPools[] = {"cluster.kv_blocks=20000", "cluster.kv_blocks=2000
 
 TEST(KvEventsTest, InstantLosslessEventsRouteExactlyAsTheExactCaches) {
   for (const char* pool : kPools) {
-    const Scenario exact = Load({pool});
-    const Scenario instant = Load({pool, "cluster.kv_events={delay_s: 0, loss: 0}"});
-    const Scenario late = Load({pool, "cluster.kv_events={delay_s: 2}"});
+    const Scenario exact = LoadWithEvents({pool});
+    const Scenario instant = LoadWithEvents({pool, "cluster.kv_events={delay_s: 0, loss: 0}"});
+    const Scenario late = LoadWithEvents({pool, "cluster.kv_events={delay_s: 2}"});
     ASSERT_FALSE(exact.kv_events.enabled);
     ASSERT_TRUE(instant.kv_events.enabled);
     for (size_t p = 0; p < exact.policies.size(); ++p) {
@@ -68,7 +68,7 @@ TEST(KvEventsTest, InstantLosslessEventsRouteExactlyAsTheExactCaches) {
 
 TEST(KvEventsTest, TheViewIsAskedAndRightWhenInstant) {
   for (const char* pool : kPools) {
-    const Scenario instant = Load({pool, "cluster.kv_events={delay_s: 0}"});
+    const Scenario instant = LoadWithEvents({pool, "cluster.kv_events={delay_s: 0}"});
     for (size_t p = 0; p < instant.policies.size(); ++p) {
       analysis::PointResult r = RunPoint(instant, PointSpec{p, 40, 3});
       EXPECT_GT(r.kv_view_lookups, 0u) << instant.policies[p].label;
@@ -84,7 +84,7 @@ TEST(KvEventsTest, TheViewIsAskedAndRightWhenInstant) {
 TEST(KvEventsTest, LateLossyEventsMisleadTheRouterDeterministically) {
   // A small KV pool, so that blocks are evicted and removals can be lost.
   const Scenario s =
-      Load({"cluster.kv_events={delay_s: 0.05, loss: 0.3}", "cluster.kv_blocks=2000"});
+      LoadWithEvents({"cluster.kv_events={delay_s: 0.05, loss: 0.3}", "cluster.kv_blocks=2000"});
   for (size_t p = 0; p < s.policies.size(); ++p) {
     analysis::PointResult a = RunPoint(s, PointSpec{p, 40, 3});
     analysis::PointResult b = RunPoint(s, PointSpec{p, 40, 3});
@@ -95,17 +95,18 @@ TEST(KvEventsTest, LateLossyEventsMisleadTheRouterDeterministically) {
 }
 
 TEST(KvEventsTest, OtherPoliciesKeepTheExactCaches) {
-  const Scenario s = Load({"policies=[flat_lb, {name: llmd, prefix_cache: approximate}]",
-                           "cluster.kv_events={delay_s: 1, loss: 0.5}"});
-  const Scenario exact = Load({"policies=[flat_lb, {name: llmd, prefix_cache: approximate}]"});
+  const Scenario s = LoadWithEvents({"policies=[flat_lb, {name: llmd, prefix_cache: approximate}]",
+                                     "cluster.kv_events={delay_s: 1, loss: 0.5}"});
+  const Scenario exact =
+      LoadWithEvents({"policies=[flat_lb, {name: llmd, prefix_cache: approximate}]"});
   for (size_t p = 0; p < s.policies.size(); ++p) {
     EXPECT_EQ(Outcome(s, p), Outcome(exact, p)) << s.policies[p].label;
   }
 }
 
-std::string ErrorOf(const std::string& events) {
+std::string EventsErrorOf(const std::string& events) {
   try {
-    Load({"cluster.kv_events=" + events});
+    LoadWithEvents({"cluster.kv_events=" + events});
   } catch (const ScenarioError& e) {
     return e.what();
   }
@@ -113,20 +114,21 @@ std::string ErrorOf(const std::string& events) {
 }
 
 TEST(KvEventsTest, BadKeysAreRejectedByName) {
-  EXPECT_NE(ErrorOf("{delay_s: -0.1}").find("key 'cluster.kv_events.delay_s': must be in [0,"),
-            std::string::npos)
-      << ErrorOf("{delay_s: -0.1}");
-  EXPECT_NE(ErrorOf("{loss: 1.5}").find("key 'cluster.kv_events.loss': must be in [0, 1]"),
+  EXPECT_NE(
+      EventsErrorOf("{delay_s: -0.1}").find("key 'cluster.kv_events.delay_s': must be in [0,"),
+      std::string::npos)
+      << EventsErrorOf("{delay_s: -0.1}");
+  EXPECT_NE(EventsErrorOf("{loss: 1.5}").find("key 'cluster.kv_events.loss': must be in [0, 1]"),
             std::string::npos);
-  EXPECT_NE(ErrorOf("{loss: -0.5}").find("cluster.kv_events.loss"), std::string::npos);
-  const std::string unknown = ErrorOf("{delay: 1}");
+  EXPECT_NE(EventsErrorOf("{loss: -0.5}").find("cluster.kv_events.loss"), std::string::npos);
+  const std::string unknown = EventsErrorOf("{delay: 1}");
   EXPECT_NE(unknown.find("'cluster.kv_events.delay': unknown key"), std::string::npos) << unknown;
   EXPECT_NE(unknown.find("did you mean 'delay_s'"), std::string::npos);
-  EXPECT_NE(ErrorOf("0.1").find("cluster.kv_events"), std::string::npos);
+  EXPECT_NE(EventsErrorOf("0.1").find("cluster.kv_events"), std::string::npos);
 }
 
 TEST(KvEventsTest, ErrorsInAFileNameItsLine) {
-  std::string text = kScenario;
+  std::string text = kEventsScenario;
   text.replace(text.find("  deployments:"), 0, "  kv_events: {delay_s: 1, los: 0}\n");
   try {
     LoadScenarioText(text, "events.yaml", {});

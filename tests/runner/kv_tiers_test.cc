@@ -19,7 +19,7 @@ namespace {
 
 constexpr char kDir[] = "tests/runner/kv_tiers_absent_golden/";
 
-std::string Read(const std::string& path) {
+std::string ReadTierFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -46,7 +46,7 @@ std::string WithoutTierFields(std::string json) {
   return json;
 }
 
-Scenario Small(const std::vector<std::string>& overrides = {}) {
+Scenario SmallTiered(const std::vector<std::string>& overrides = {}) {
   return LoadScenarioFile(std::string(kDir) + "small.yaml", overrides);
 }
 
@@ -58,18 +58,18 @@ std::string Json(const Scenario& s, size_t policy) {
 // --json` from the version before cluster.kv_tiers existed, on a pool small
 // enough to evict and preempt.
 TEST(KvTiersTest, WithoutTheKeyAPointIsWhatItWasBefore) {
-  const Scenario s = Small();
+  const Scenario s = SmallTiered();
   ASSERT_EQ(s.policies.size(), 2u);
   for (size_t p = 0; p < 2; ++p) {
-    const std::string golden = Read(std::string(kDir) + s.policies[p].name + ".json");
+    const std::string golden = ReadTierFile(std::string(kDir) + s.policies[p].name + ".json");
     ASSERT_FALSE(golden.empty());
     EXPECT_EQ(WithoutTierFields(Json(s, p)) + "\n", golden) << s.policies[p].name;
   }
 }
 
 TEST(KvTiersTest, NoDramIsNoTier) {
-  const Scenario absent = Small();
-  const Scenario zero = Small({"cluster.kv_tiers={dram_gib: 0, offload: write_through}"});
+  const Scenario absent = SmallTiered();
+  const Scenario zero = SmallTiered({"cluster.kv_tiers={dram_gib: 0, offload: write_through}"});
   EXPECT_FALSE(zero.scheduler.kv_tier.enabled());
   EXPECT_EQ(Json(zero, 1), Json(absent, 1));
 }
@@ -77,9 +77,9 @@ TEST(KvTiersTest, NoDramIsNoTier) {
 TEST(KvTiersTest, ATierIsDeterministicAndServesWhatHbmLost) {
   for (const char* rule : {"on_evict", "write_through"}) {
     const Scenario s =
-        Small({std::string("cluster.kv_tiers={dram_gib: 4, offload: ") + rule + "}"});
+        SmallTiered({std::string("cluster.kv_tiers={dram_gib: 4, offload: ") + rule + "}"});
     const analysis::PointResult with = RunPoint(s, PointSpec{1, 20, 1});
-    const analysis::PointResult without = RunPoint(Small(), PointSpec{1, 20, 1});
+    const analysis::PointResult without = RunPoint(SmallTiered(), PointSpec{1, 20, 1});
     EXPECT_EQ(analysis::PointToJson(with, s.slos), Json(s, 1)) << rule;
     EXPECT_GT(with.dram_token_hit_rate, 0) << rule;
     EXPECT_GT(with.token_hit_rate, without.token_hit_rate) << rule;
@@ -94,8 +94,8 @@ TEST(KvTiersTest, ATierIsDeterministicAndServesWhatHbmLost) {
 }
 
 TEST(KvTiersTest, NoSsdIsNoSsdTier) {
-  const Scenario dram = Small({"cluster.kv_tiers={dram_gib: 0.5}"});
-  const Scenario zero = Small({"cluster.kv_tiers={dram_gib: 0.5, ssd_gib: 0}"});
+  const Scenario dram = SmallTiered({"cluster.kv_tiers={dram_gib: 0.5}"});
+  const Scenario zero = SmallTiered({"cluster.kv_tiers={dram_gib: 0.5, ssd_gib: 0}"});
   EXPECT_FALSE(zero.scheduler.ssd_tier.enabled());
   EXPECT_EQ(Json(zero, 1), Json(dram, 1));
   const analysis::PointResult r = RunPoint(dram, PointSpec{1, 20, 1});
@@ -109,9 +109,9 @@ TEST(KvTiersTest, NoSsdIsNoSsdTier) {
 TEST(KvTiersTest, AnSsdTierIsDeterministicAndServesWhatDramLost) {
   for (const char* rule : {"on_evict", "write_through"}) {
     const std::string tiers = std::string("cluster.kv_tiers={dram_gib: 0.5, offload: ") + rule;
-    const Scenario s = Small({tiers + ", ssd_gib: 8}"});
+    const Scenario s = SmallTiered({tiers + ", ssd_gib: 8}"});
     const analysis::PointResult with = RunPoint(s, PointSpec{1, 20, 1});
-    const analysis::PointResult dram = RunPoint(Small({tiers + "}"}), PointSpec{1, 20, 1});
+    const analysis::PointResult dram = RunPoint(SmallTiered({tiers + "}"}), PointSpec{1, 20, 1});
     EXPECT_EQ(analysis::PointToJson(with, s.slos), Json(s, 1)) << rule;
     EXPECT_GT(with.ssd_token_hit_rate, 0) << rule;
     EXPECT_GT(with.token_hit_rate, dram.token_hit_rate) << rule;
@@ -131,8 +131,8 @@ TEST(KvTiersTest, AnSsdTierIsDeterministicAndServesWhatDramLost) {
 // 4 GiB of Llama-3.1-8B bf16 blocks: 16 tokens x 131,072 bytes = 2 MiB each,
 // so 2,048 blocks; TP1 moves them at the per-GPU rate.
 TEST(KvTiersTest, SizesComeFromTheProfile) {
-  const Scenario s =
-      Small({"cluster.kv_tiers={dram_gib: 4, dram_bandwidth_gb_per_s: 25, dram_latency_us: 7}"});
+  const Scenario s = SmallTiered(
+      {"cluster.kv_tiers={dram_gib: 4, dram_bandwidth_gb_per_s: 25, dram_latency_us: 7}"});
   const models::KvTierConfig& c = s.scheduler.kv_tier;
   EXPECT_EQ(c.capacity_blocks, 2048u);
   EXPECT_EQ(c.bytes_per_block, 2'097'152);
@@ -145,8 +145,8 @@ TEST(KvTiersTest, SizesComeFromTheProfile) {
 // 8 GiB of SSD is 4,096 blocks of 2 MiB, read at 3 GB/s per GPU after 50 us.
 TEST(KvTiersTest, SsdSizesComeFromTheProfile) {
   const Scenario s =
-      Small({"cluster.kv_tiers={dram_gib: 4, offload: write_through, ssd_gib: 8, "
-             "ssd_bandwidth_gb_per_s: 3, ssd_latency_us: 50}"});
+      SmallTiered({"cluster.kv_tiers={dram_gib: 4, offload: write_through, ssd_gib: 8, "
+                   "ssd_bandwidth_gb_per_s: 3, ssd_latency_us: 50}"});
   const models::KvTierConfig& c = s.scheduler.ssd_tier;
   EXPECT_EQ(c.capacity_blocks, 4096u);
   EXPECT_EQ(c.bytes_per_block, 2'097'152);
@@ -154,7 +154,7 @@ TEST(KvTiersTest, SsdSizesComeFromTheProfile) {
   EXPECT_EQ(c.latency, 50'000);
   EXPECT_EQ(c.offload, models::OffloadRule::kWriteThrough);
   // The defaults: 7 GB/s and 100 us (models/kv_tier.h says why).
-  const Scenario d = Small({"cluster.kv_tiers={dram_gib: 4, ssd_gib: 8}"});
+  const Scenario d = SmallTiered({"cluster.kv_tiers={dram_gib: 4, ssd_gib: 8}"});
   EXPECT_EQ(d.scheduler.ssd_tier.bandwidth_bytes_per_s, 7e9);
   EXPECT_EQ(d.scheduler.ssd_tier.latency, 100'000);
 }
@@ -163,8 +163,8 @@ TEST(KvTiersTest, SsdSizesComeFromTheProfile) {
 // from it has the same tiers.
 TEST(KvTiersTest, ThePrintedScenarioKeepsTheSsdTier) {
   const Scenario s =
-      Small({"cluster.kv_tiers={dram_gib: 4, ssd_gib: 8, ssd_bandwidth_gb_per_s: 3, "
-             "ssd_latency_us: 50}"});
+      SmallTiered({"cluster.kv_tiers={dram_gib: 4, ssd_gib: 8, ssd_bandwidth_gb_per_s: 3, "
+                   "ssd_latency_us: 50}"});
   const std::string printed = ResolvedScenarioYaml(s);
   EXPECT_NE(printed.find("ssd_gib: 8"), std::string::npos) << printed;
   const Scenario reloaded = LoadScenarioText(printed, "printed", {}, "/");
@@ -173,13 +173,13 @@ TEST(KvTiersTest, ThePrintedScenarioKeepsTheSsdTier) {
   EXPECT_EQ(c.bandwidth_bytes_per_s, 3e9);
   EXPECT_EQ(c.latency, 50'000);
   // Without an SSD tier, no SSD key is printed (it would be rejected).
-  EXPECT_EQ(ResolvedScenarioYaml(Small({"cluster.kv_tiers={dram_gib: 4}"})).find("ssd_"),
+  EXPECT_EQ(ResolvedScenarioYaml(SmallTiered({"cluster.kv_tiers={dram_gib: 4}"})).find("ssd_"),
             std::string::npos);
 }
 
 void ExpectRejected(const std::string& tiers, const std::vector<std::string>& fragments) {
   try {
-    Small({"cluster.kv_tiers=" + tiers});
+    SmallTiered({"cluster.kv_tiers=" + tiers});
     ADD_FAILURE() << tiers << " was accepted";
   } catch (const ScenarioError& e) {
     for (const std::string& f : fragments) {

@@ -15,7 +15,7 @@
 namespace kvroute::sim {
 namespace {
 
-constexpr char kScenario[] = R"(name: mixed
+constexpr char kMixedScenario[] = R"(name: mixed
 seed: 1
 duration_s: 60
 warmup_s: 10
@@ -34,8 +34,8 @@ slo:
   - {metric: ttft, percentile: 99, threshold_s: 2}
 )";
 
-Scenario Load(const std::vector<std::string>& overrides = {}) {
-  return LoadScenarioText(kScenario, "mixed.yaml", overrides);
+Scenario LoadMixedFleet(const std::vector<std::string>& overrides = {}) {
+  return LoadScenarioText(kMixedScenario, "mixed.yaml", overrides);
 }
 
 // The share of measured requests sent to the two H100 replicas.
@@ -49,7 +49,7 @@ double H100Share(const Scenario& s, size_t policy) {
 
 std::string Error(const std::vector<std::string>& overrides) {
   try {
-    Load(overrides);
+    LoadMixedFleet(overrides);
   } catch (const ScenarioError& e) {
     return e.what();
   }
@@ -61,13 +61,13 @@ constexpr char kPooled[] =
     "main, profile: {model: llama-3.1-8b, gpu: a100-sxm-80gb}}]";
 
 TEST(MixedFleetTest, SeparateDeploymentsAreSplitByWeight) {
-  const Scenario s = Load();
+  const Scenario s = LoadMixedFleet();
   ASSERT_EQ(s.Pools().size(), 2u);
   for (size_t policy : {0, 1}) EXPECT_NEAR(H100Share(s, policy), 0.5, 0.03) << policy;
 }
 
 TEST(MixedFleetTest, APoolIsRoutedAsOneAndQueuesFavourTheFasterKind) {
-  const Scenario s = Load({kPooled});
+  const Scenario s = LoadMixedFleet({kPooled});
   const std::vector<RoutingPool> pools = s.Pools();
   ASSERT_EQ(pools.size(), 1u);
   EXPECT_EQ(pools[0].name, "main");
@@ -81,7 +81,7 @@ TEST(MixedFleetTest, APoolIsRoutedAsOneAndQueuesFavourTheFasterKind) {
 }
 
 TEST(MixedFleetTest, PoolsPrintBackAsWritten) {
-  const Scenario s = Load({kPooled});
+  const Scenario s = LoadMixedFleet({kPooled});
   const std::string printed = ResolvedScenarioYaml(s);
   EXPECT_NE(printed.find("pool: main"), std::string::npos) << printed;
   const Scenario again = LoadScenarioText(printed, "printed");

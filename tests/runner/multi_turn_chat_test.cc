@@ -24,8 +24,8 @@ namespace {
 using Record = analysis::RequestRecord;
 constexpr uint32_t kSystem = 200, kQuestion = 50, kOutput = 40;
 
-Scenario Load(const std::string& shared_prefix, const std::string& rest = "",
-              const std::string& policies = "[round_robin]", int replicas = 1) {
+Scenario LoadChat(const std::string& shared_prefix, const std::string& rest = "",
+                  const std::string& policies = "[round_robin]", int replicas = 1) {
   return LoadTestScenario(
       {.name = "chat",
        .drain_s = 900,
@@ -37,7 +37,7 @@ Scenario Load(const std::string& shared_prefix, const std::string& rest = "",
        .qps = 3});
 }
 
-Records Simulate(const Scenario& s, uint32_t policy = 0, double qps = 3) {
+Records SimulateChat(const Scenario& s, uint32_t policy = 0, double qps = 3) {
   Records records;
   RunPoint(s, PointSpec{policy, qps, 1}, &records);
   return records;
@@ -53,8 +53,8 @@ std::vector<Record> ByArrival(std::vector<Record> all) {
 // when round k - 1 completes if that is later. Each round re-sends the
 // conversation, which it finds in the cache.
 TEST(MultiTurnChatTest, ARoundGoesOutWhenDueOrWhenThePreviousOneCompletes) {
-  const Scenario s = Load("groups: 1, prompts_per_group: 1");
-  const std::vector<Record> rounds = ByArrival(Simulate(s).all);
+  const Scenario s = LoadChat("groups: 1, prompts_per_group: 1");
+  const std::vector<Record> rounds = ByArrival(SimulateChat(s).all);
   // The times the rounds are due: the workload's own arrival stream.
   models::SharedPrefixSource source(s.workload, 1, 3, FromSeconds(s.duration_s));
   std::vector<Time> due;
@@ -88,8 +88,8 @@ TEST(MultiTurnChatTest, ARoundGoesOutWhenDueOrWhenThePreviousOneCompletes) {
 // completes.
 TEST(MultiTurnChatTest, ClosedLoopClientsWaitForTheirUsersPreviousRound) {
   const Scenario s =
-      Load("groups: 1, prompts_per_group: 1", "  arrivals: {kind: closed_loop, clients: 2}\n");
-  const std::vector<Record> rounds = ByArrival(Simulate(s).all);
+      LoadChat("groups: 1, prompts_per_group: 1", "  arrivals: {kind: closed_loop, clients: 2}\n");
+  const std::vector<Record> rounds = ByArrival(SimulateChat(s).all);
   ASSERT_GT(rounds.size(), 50u);
   std::map<uint32_t, int> per_client;
   for (size_t k = 1; k < rounds.size(); ++k) {
@@ -104,12 +104,13 @@ TEST(MultiTurnChatTest, ClosedLoopClientsWaitForTheirUsersPreviousRound) {
 // Common random numbers: two policies with different timing send every user
 // the same rounds (count, key and lengths), though not at the same times.
 TEST(MultiTurnChatTest, TwoPoliciesSeeIdenticalRounds) {
-  const Scenario s = Load("groups: 3, prompts_per_group: 4", "", "[round_robin, least_loaded]", 3);
+  const Scenario s =
+      LoadChat("groups: 3, prompts_per_group: 4", "", "[round_robin, least_loaded]", 3);
   using Round = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
   std::map<uint64_t, std::vector<Round>> seen[2];
   std::map<uint64_t, std::vector<Time>> times[2];
   for (uint32_t p = 0; p < 2; ++p) {
-    for (const Record& r : ByArrival(Simulate(s, p, 40).all)) {
+    for (const Record& r : ByArrival(SimulateChat(s, p, 40).all)) {
       ASSERT_EQ(r.outcome, Record::Outcome::kCompleted);
       seen[p][r.session].emplace_back(r.key, r.tenant, r.prompt_tokens, r.output_tokens);
       times[p][r.session].push_back(r.arrival);
@@ -125,8 +126,8 @@ TEST(MultiTurnChatTest, TwoPoliciesSeeIdenticalRounds) {
 
 // Same scenario and seed: bit-identical records.
 TEST(MultiTurnChatTest, Deterministic) {
-  const Scenario s = Load("groups: 2, prompts_per_group: 3", "", "[least_loaded]", 2);
-  const Records a = Simulate(s, 0, 20), b = Simulate(s, 0, 20);
+  const Scenario s = LoadChat("groups: 2, prompts_per_group: 3", "", "[least_loaded]", 2);
+  const Records a = SimulateChat(s, 0, 20), b = SimulateChat(s, 0, 20);
   ASSERT_EQ(a.all.size(), b.all.size());
   for (size_t i = 0; i < a.all.size(); ++i) {
     EXPECT_EQ(a.all[i].id, b.all[i].id);
@@ -138,13 +139,13 @@ TEST(MultiTurnChatTest, Deterministic) {
   }
 }
 
-// Load stages: each stage sends its count, every conversation starts over
+// LoadChat stages: each stage sends its count, every conversation starts over
 // (inference-perf clears its user sessions between stages), and the next
 // stage waits for the rounds still waiting for their users.
 TEST(MultiTurnChatTest, EachStageStartsTheConversationsOver) {
-  Scenario s = Load("groups: 1, prompts_per_group: 2");
+  Scenario s = LoadChat("groups: 1, prompts_per_group: 2");
   s.workload.stages = {{20, 5, 0}, {20, 5, 0}};
-  const std::vector<Record> all = ByArrival(Simulate(s).all);
+  const std::vector<Record> all = ByArrival(SimulateChat(s).all);
   std::vector<Record> stage[2];
   for (const Record& r : all) stage[r.stage].push_back(r);
   ASSERT_EQ(stage[0].size(), 100u);
@@ -163,14 +164,14 @@ TEST(MultiTurnChatTest, EachStageStartsTheConversationsOver) {
 }
 
 TEST(MultiTurnChatTest, KeyIsValidatedAndPrinted) {
-  const Scenario s = Load("groups: 2, prompts_per_group: 3");
+  const Scenario s = LoadChat("groups: 2, prompts_per_group: 3");
   EXPECT_TRUE(s.workload.shared_prefix.multi_turn_chat);
   const std::string printed = ResolvedScenarioYaml(s);
   EXPECT_NE(printed.find("enable_multi_turn_chat: true"), std::string::npos) << printed;
   EXPECT_EQ(ResolvedScenarioYaml(LoadScenarioText(printed, "printed", {}, "/")), printed);
   auto error = [](const std::string& shared_prefix) -> std::string {
     try {
-      Load(shared_prefix);
+      LoadChat(shared_prefix);
     } catch (const std::exception& e) {
       return e.what();
     }

@@ -24,42 +24,43 @@ namespace {
 
 using Record = analysis::RequestRecord;
 
-constexpr char kDir[] = "tests/runner/parallel_calls_absent_golden/";
+constexpr char kAgentGoldenDir[] = "tests/runner/parallel_calls_absent_golden/";
 
-std::string Read(const std::string& path) {
+std::string ReadAgentFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
 
-std::string Json(const Scenario& s, size_t policy) {
+std::string AgentJson(const Scenario& s, size_t policy) {
   return analysis::PointToJson(RunPoint(s, PointSpec{policy, 20, 1}), s.slos);
 }
 
 // The goldens are `kvroute point small.yaml --policy P --qps 20 --seed 1
 // --json` from the version before parallel_calls existed.
 TEST(ParallelCallsTest, WithoutTheKeyAPointIsWhatItWasBefore) {
-  const Scenario s = LoadScenarioFile(std::string(kDir) + "small.yaml", {});
+  const Scenario s = LoadScenarioFile(std::string(kAgentGoldenDir) + "small.yaml", {});
   ASSERT_EQ(s.policies.size(), 2u);
   for (size_t p = 0; p < 2; ++p) {
-    const std::string golden = Read(std::string(kDir) + s.policies[p].name + ".json");
+    const std::string golden =
+        ReadAgentFile(std::string(kAgentGoldenDir) + s.policies[p].name + ".json");
     ASSERT_FALSE(golden.empty());
-    EXPECT_EQ(Json(s, p) + "\n", golden) << s.policies[p].name;
+    EXPECT_EQ(AgentJson(s, p) + "\n", golden) << s.policies[p].name;
   }
 }
 
 TEST(ParallelCallsTest, OneCallPerStepIsTheDefault) {
-  const Scenario absent = LoadScenarioFile(std::string(kDir) + "small.yaml", {});
-  const Scenario one = LoadScenarioFile(std::string(kDir) + "small.yaml",
+  const Scenario absent = LoadScenarioFile(std::string(kAgentGoldenDir) + "small.yaml", {});
+  const Scenario one = LoadScenarioFile(std::string(kAgentGoldenDir) + "small.yaml",
                                         {"workload.sessions.agent.parallel_calls=1"});
-  EXPECT_EQ(Json(one, 1), Json(absent, 1));
-  const Scenario three = LoadScenarioFile(std::string(kDir) + "small.yaml",
+  EXPECT_EQ(AgentJson(one, 1), AgentJson(absent, 1));
+  const Scenario three = LoadScenarioFile(std::string(kAgentGoldenDir) + "small.yaml",
                                           {"workload.sessions.agent.parallel_calls=3"});
-  EXPECT_NE(Json(three, 1), Json(absent, 1));
+  EXPECT_NE(AgentJson(three, 1), AgentJson(absent, 1));
 }
 
-Scenario Load(const std::string& agent) {
+Scenario LoadAgent(const std::string& agent) {
   return LoadTestScenario({.name = "parallel",
                            .duration_s = 120,
                            .workload = R"(  keys: 8
@@ -77,7 +78,7 @@ Scenario Load(const std::string& agent) {
 // re-sends the previous prompt and output and adds the three outputs, and
 // hits the cached blocks of the previous prompt and output.
 TEST(ParallelCallsTest, AStepWaitsForItsSlowestCallAndAppendsEveryOutput) {
-  const Scenario s = Load(
+  const Scenario s = LoadAgent(
       "{tool_calls: 2, parallel_calls: 3, tool_output_tokens: 400, "
       "tool_latency_s: 0.75}");
   Records r;
@@ -103,9 +104,9 @@ TEST(ParallelCallsTest, AStepWaitsForItsSlowestCallAndAppendsEveryOutput) {
   EXPECT_GT(tool_steps, 20);
 }
 
-void ExpectRejected(const std::string& agent, const std::string& message) {
+void ExpectAgentRejected(const std::string& agent, const std::string& message) {
   try {
-    Load(agent);
+    LoadAgent(agent);
     FAIL() << "accepted " << agent;
   } catch (const std::exception& e) {
     const std::string what = e.what();
@@ -116,17 +117,18 @@ void ExpectRejected(const std::string& agent, const std::string& message) {
 
 TEST(ParallelCallsTest, BadValuesAreRejected) {
   const std::string key = "workload.sessions.agent.parallel_calls";
-  ExpectRejected("{tool_calls: 2, parallel_calls: 0}", key);
-  ExpectRejected("{tool_calls: 2, parallel_calls: 0}", "at least one call");
-  ExpectRejected("{tool_calls: 2, parallel_calls: {kind: uniform, min: 0, max: 3}}",
-                 "at least one call");
-  ExpectRejected("{tool_calls: 2, parallel_calls: 1000}", "at most 256");
-  ExpectRejected("{tool_calls: 2, parallel_calls: {kind: lognormal, median: 2, sigma: 1, min: 1}}",
-                 "at most 256");
-  ExpectRejected("{tool_calls: 2, parallel_calls: -2}", key);
-  ExpectRejected("{tool_calls: 2, parallel_calls: many}", key);
-  ExpectRejected("{tool_calls: 2, parallel_call: 2}", "did you mean 'parallel_calls'?");
-  ExpectRejected("{tool_calls: 2, parallel_calls: 2, parallel_calls: 3}", "duplicate key");
+  ExpectAgentRejected("{tool_calls: 2, parallel_calls: 0}", key);
+  ExpectAgentRejected("{tool_calls: 2, parallel_calls: 0}", "at least one call");
+  ExpectAgentRejected("{tool_calls: 2, parallel_calls: {kind: uniform, min: 0, max: 3}}",
+                      "at least one call");
+  ExpectAgentRejected("{tool_calls: 2, parallel_calls: 1000}", "at most 256");
+  ExpectAgentRejected(
+      "{tool_calls: 2, parallel_calls: {kind: lognormal, median: 2, sigma: 1, min: 1}}",
+      "at most 256");
+  ExpectAgentRejected("{tool_calls: 2, parallel_calls: -2}", key);
+  ExpectAgentRejected("{tool_calls: 2, parallel_calls: many}", key);
+  ExpectAgentRejected("{tool_calls: 2, parallel_call: 2}", "did you mean 'parallel_calls'?");
+  ExpectAgentRejected("{tool_calls: 2, parallel_calls: 2, parallel_calls: 3}", "duplicate key");
 }
 
 }  // namespace

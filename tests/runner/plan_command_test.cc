@@ -8,7 +8,7 @@
 namespace kvroute::sim {
 namespace {
 
-std::string ErrorOf(const std::string& text) {
+std::string PlanErrorOf(const std::string& text) {
   std::istringstream in(text);
   try {
     ReadKeyRates(in, "rates.csv");
@@ -26,14 +26,14 @@ TEST(PlanCommandTest, ReadsKeysAndRates) {
 }
 
 TEST(PlanCommandTest, BadLinesNameFileLineAndKey) {
-  EXPECT_EQ(ErrorOf("k,r\n"), "rates.csv:1: expected the header 'key,rate'");
-  EXPECT_EQ(ErrorOf("key,rate\na,1\nb,fast\n"),
+  EXPECT_EQ(PlanErrorOf("k,r\n"), "rates.csv:1: expected the header 'key,rate'");
+  EXPECT_EQ(PlanErrorOf("key,rate\na,1\nb,fast\n"),
             "rates.csv:3: key 'b': rate must be a non-negative number, got 'fast'");
-  EXPECT_EQ(ErrorOf("key,rate\na,-1\n"),
+  EXPECT_EQ(PlanErrorOf("key,rate\na,-1\n"),
             "rates.csv:2: key 'a': rate must be a non-negative number, got '-1'");
-  EXPECT_EQ(ErrorOf("key,rate\na,1\na,2\n"), "rates.csv:3: key 'a' repeated");
-  EXPECT_EQ(ErrorOf("key,rate\na,1,2\n"), "rates.csv:2: expected 'key,rate'");
-  EXPECT_EQ(ErrorOf(""), "rates.csv:1: expected the header 'key,rate'");
+  EXPECT_EQ(PlanErrorOf("key,rate\na,1\na,2\n"), "rates.csv:3: key 'a' repeated");
+  EXPECT_EQ(PlanErrorOf("key,rate\na,1,2\n"), "rates.csv:2: expected 'key,rate'");
+  EXPECT_EQ(PlanErrorOf(""), "rates.csv:1: expected the header 'key,rate'");
 }
 
 TEST(PlanCommandTest, WritesTheTableAndStatistics) {

@@ -19,8 +19,8 @@ namespace {
 
 using Record = analysis::RequestRecord;
 
-Scenario Load(const std::string& workload, const std::string& policies = "[round_robin]",
-              int replicas = 1) {
+Scenario LoadSessions(const std::string& workload, const std::string& policies = "[round_robin]",
+                      int replicas = 1) {
   return LoadTestScenario({.name = "sessions",
                            .duration_s = 120,
                            .replicas = replicas,
@@ -42,7 +42,7 @@ std::map<uint64_t, std::vector<Record>> BySession(const Records& r) {
   return sessions;
 }
 
-Records Simulate(const Scenario& s, uint32_t policy = 0, double qps = 2) {
+Records SimulateSessions(const Scenario& s, uint32_t policy = 0, double qps = 2) {
   Records records;
   RunPoint(s, PointSpec{policy, qps, 1}, &records);
   return records;
@@ -52,10 +52,10 @@ Records Simulate(const Scenario& s, uint32_t policy = 0, double qps = 2) {
 // previous response, and its prompt hits the previous prompt and output in
 // the cache (generated tokens are cached, as in vLLM v1).
 TEST(ClosedLoopSessionTest, TurnsWaitForResponsesAndHitEarlierOutputs) {
-  Scenario s = Load(R"(  sessions: {turns: 3, think_time_s: 2.5}
+  Scenario s = LoadSessions(R"(  sessions: {turns: 3, think_time_s: 2.5}
   arrivals: {kind: closed_loop, clients: 1, think_time_s: 7})");
   ASSERT_TRUE(s.workload.sessions.closed_loop);
-  Records r = Simulate(s);
+  Records r = SimulateSessions(s);
   auto sessions = BySession(r);
   ASSERT_GE(sessions.size(), 3u);
   int checked = 0;
@@ -89,11 +89,11 @@ TEST(ClosedLoopSessionTest, TurnsWaitForResponsesAndHitEarlierOutputs) {
 // the model's response, its prompt grown by that response and the tool's
 // output.
 TEST(ClosedLoopSessionTest, ToolCallsWaitForTheToolsLatency) {
-  Scenario s = Load(R"(  sessions:
+  Scenario s = LoadSessions(R"(  sessions:
     turns: 1
     pacing: closed_loop
     agent: {tool_calls: 3, tool_output_tokens: 400, tool_latency_s: 0.75})");
-  Records r = Simulate(s, 0, 1);
+  Records r = SimulateSessions(s, 0, 1);
   auto sessions = BySession(r);
   ASSERT_GT(sessions.size(), 10u);
   int tools = 0;
@@ -112,17 +112,17 @@ TEST(ClosedLoopSessionTest, ToolCallsWaitForTheToolsLatency) {
 // Common random numbers: two policies (different timing) start the same
 // sessions, and every session sends the same requests in the same order.
 void ExpectTwoPoliciesSeeIdenticalSessions(const std::string& agent) {
-  Scenario s = Load(R"(  sessions:
+  Scenario s = LoadSessions(R"(  sessions:
     turns: {kind: uniform, min: 1, max: 5}
     think_time_s: {kind: lognormal, median: 1, sigma: 1}
     pacing: closed_loop
     agent: )" + agent,
-                    "[round_robin, least_loaded]", 3);
+                            "[round_robin, least_loaded]", 3);
   using Step = std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>;
   std::map<uint64_t, std::vector<Step>> seen[2];
   std::map<uint64_t, std::vector<Time>> times[2];
   for (uint32_t p = 0; p < 2; ++p) {
-    for (const auto& [id, steps] : BySession(Simulate(s, p, 6))) {
+    for (const auto& [id, steps] : BySession(SimulateSessions(s, p, 6))) {
       for (const Record& rec : steps) {
         seen[p][id].emplace_back(rec.key, rec.tenant, rec.prompt_tokens, rec.output_tokens);
         times[p][id].push_back(rec.arrival);
@@ -159,20 +159,20 @@ TEST(ClosedLoopSessionTest, TwoPoliciesSeeIdenticalSessionsWithParallelCalls) {
 // Closed-loop clients running sessions stop at the request budget, across
 // sessions.
 TEST(ClosedLoopSessionTest, ClientsStopAtTheirRequestBudget) {
-  Scenario s = Load(R"(  sessions: {turns: 4, think_time_s: 0.5}
+  Scenario s = LoadSessions(R"(  sessions: {turns: 4, think_time_s: 0.5}
   arrivals: {kind: closed_loop, clients: 3, max_requests: 25})");
-  EXPECT_EQ(Simulate(s).all.size(), 25u);
+  EXPECT_EQ(SimulateSessions(s).all.size(), 25u);
 }
 
 // A request that fails ends its session: the user does not send the next
 // turn.
 TEST(ClosedLoopSessionTest, AFailedRequestEndsItsSession) {
-  Scenario s = Load(R"(  sessions: {turns: 6, think_time_s: 1, pacing: closed_loop}
+  Scenario s = LoadSessions(R"(  sessions: {turns: 6, think_time_s: 1, pacing: closed_loop}
 failures:
   retry_limit: 0
   schedule: [{replica: 0, at_s: 20}])",
-                    "[round_robin]", 2);
-  auto sessions = BySession(Simulate(s, 0, 6));
+                            "[round_robin]", 2);
+  auto sessions = BySession(SimulateSessions(s, 0, 6));
   int failed = 0;
   for (const auto& [id, turns] : sessions) {
     for (size_t t = 0; t < turns.size(); ++t) {
@@ -186,16 +186,16 @@ failures:
 
 TEST(ClosedLoopSessionTest, AgentLoopsNeedClosedLoopPacing) {
   try {
-    Load("  sessions: {turns: 2, agent: {tool_calls: 2}}");
+    LoadSessions("  sessions: {turns: 2, agent: {tool_calls: 2}}");
     FAIL() << "accepted";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("pacing: closed_loop"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("sessions.yaml:"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(Load("  sessions: {turns: 2, pacing: closed_loop, agent: {tool_cals: 2}}"),
+  EXPECT_THROW(LoadSessions("  sessions: {turns: 2, pacing: closed_loop, agent: {tool_cals: 2}}"),
                std::exception);
-  EXPECT_THROW(Load("  sessions: {turns: 2, pacing: closed_loop}\n"
-                    "  load_schedule: [{until_s: 10, factor: 2}]"),
+  EXPECT_THROW(LoadSessions("  sessions: {turns: 2, pacing: closed_loop}\n"
+                            "  load_schedule: [{until_s: 10, factor: 2}]"),
                std::exception);
 }
 

@@ -20,7 +20,7 @@
 namespace kvroute::sim {
 namespace {
 
-constexpr double kQps = 24;
+constexpr double kMixQps = 24;
 constexpr uint32_t kMax = 5;
 constexpr double kH100Usd = 2.5;  // per GPU-hour, given in the scenario
 constexpr double kA100Usd = 1;
@@ -62,22 +62,22 @@ std::vector<Scenario> Candidates(const std::string& slo = "threshold_s: 1.5") {
                             "cluster.profile={model: llama-3.1-8b, gpu: a100-sxm-80gb}"})};
 }
 
-SizingOptions Options(bool mixes) {
-  return {.qps = kQps, .policy_index = 0, .max_replicas = kMax, .jobs = 2, .mixes = mixes};
+SizingOptions MixOptions(bool mixes) {
+  return {.qps = kMixQps, .policy_index = 0, .max_replicas = kMax, .jobs = 2, .mixes = mixes};
 }
 
 double Usd(const analysis::Fleet& f) { return f[0] * kH100Usd + f[1] * kA100Usd; }
 
 TEST(SizingMixTest, MixSearchFindsTheCheapestFleetOfBruteForce) {
   const std::vector<Scenario> candidates = Candidates();
-  const SizingReport report = SizeFleet(candidates, Options(true));
+  const SizingReport report = SizeFleet(candidates, MixOptions(true));
   // Every fleet of up to kMax of each kind, simulated.
   analysis::Fleet best;
   for (uint32_t h = 0; h <= kMax; ++h) {
     for (uint32_t a = 0; a <= kMax; ++a) {
       if (h + a == 0) continue;
       const analysis::Fleet f{h, a};
-      const FleetEvaluation e = EvaluateFleet(candidates, f, Options(true));
+      const FleetEvaluation e = EvaluateFleet(candidates, f, MixOptions(true));
       if (e.met && (best.empty() || Usd(f) < Usd(best))) best = f;
     }
   }
@@ -91,7 +91,7 @@ TEST(SizingMixTest, MixSearchFindsTheCheapestFleetOfBruteForce) {
   // Fewer fleets than brute force.
   EXPECT_LT(report.evaluations.size(), (kMax + 1) * (kMax + 1) - 1);
   // Without --mixes the answer is a kind alone, and dearer.
-  const SizingReport alone = SizeFleet(candidates, Options(false));
+  const SizingReport alone = SizeFleet(candidates, MixOptions(false));
   ASSERT_TRUE(alone.search.found);
   EXPECT_GT(alone.search.usd_per_hour, report.search.usd_per_hour);
 }
@@ -99,10 +99,10 @@ TEST(SizingMixTest, MixSearchFindsTheCheapestFleetOfBruteForce) {
 TEST(SizingMixTest, TheCommandSizesAScenarioOfDeploymentsAndPricesTheMix) {
   const std::string path = testing::TempDir() + "sizing_mix.yaml";
   std::ofstream(path) << Text();
-  const SizingReport report = SizeFleet(Candidates(), Options(true));
+  const SizingReport report = SizeFleet(Candidates(), MixOptions(true));
   ASSERT_TRUE(report.search.found);
   const analysis::Fleet& f = report.search.cheapest;
-  const std::string qps = std::to_string(kQps), max = std::to_string(kMax);
+  const std::string qps = std::to_string(kMixQps), max = std::to_string(kMax);
   const char* argv[] = {"kvroute", "size",   path.c_str(), "--qps",          qps.c_str(),
                         "--mixes", "--jobs", "2",          "--max-replicas", max.c_str()};
   std::ostringstream out, err;
@@ -150,8 +150,8 @@ TEST(SizingMixTest, TheCommandRefusesWhatItCannotSize) {
 }
 
 TEST(SizingMixTest, Deterministic) {
-  const SizingReport a = SizeFleet(Candidates(), Options(true));
-  const SizingReport b = SizeFleet(Candidates(), Options(true));
+  const SizingReport a = SizeFleet(Candidates(), MixOptions(true));
+  const SizingReport b = SizeFleet(Candidates(), MixOptions(true));
   ASSERT_EQ(a.evaluations.size(), b.evaluations.size());
   for (size_t i = 0; i < a.evaluations.size(); ++i) {
     EXPECT_EQ(a.evaluations[i].fleet, b.evaluations[i].fleet);
@@ -205,7 +205,7 @@ TEST(SizingMixTest, AnExplodingSearchIsRefusedUnlessLimitsAreLifted) {
       LoadScenarioText(Text("threshold_s: 0.001"), "mix.yaml",
                        {"cluster.deployments=[{name: h100, replicas: 1}]",
                         "cluster.usd_per_gpu_hour=2", "cluster.profile=h100-llama3.1-8b-bf16"}));
-  SizingOptions options = Options(true);
+  SizingOptions options = MixOptions(true);
   options.max_replicas = 20;
   try {
     SizeFleet(candidates, options);
@@ -231,7 +231,7 @@ TEST(SizingMixTest, MaximalMixesByValue) {
 TEST(SizingMixTest, TheBudgetsBestMixIsBruteForcesBest) {
   std::vector<Scenario> candidates = Candidates();
   for (Scenario& c : candidates) c.qps = {4, 40};
-  const SizingOptions options = Options(true);
+  const SizingOptions options = MixOptions(true);
   constexpr double kBudget = 6, kPrecision = 1;
   const std::vector<BudgetLoad> singles =
       LoadWithinBudget(candidates, kBudget, options, kPrecision);

@@ -37,8 +37,8 @@ const char kTrace[] = R"(time_s,prompt_tokens,output_tokens,session,hash_ids
 20.1,300,20,,
 )";
 
-Scenario Load(const std::string& pacing, const std::string& file = "t.csv",
-              const std::string& trace = kTrace) {
+Scenario LoadTraceSessions(const std::string& pacing, const std::string& file = "t.csv",
+                           const std::string& trace = kTrace) {
   const TestDirectory dir("trace_sessions");
   dir.Write(file, trace);
   return dir.Load(ScenarioText(
@@ -67,7 +67,7 @@ std::vector<std::vector<Record>> Sessions(const Scenario& s, uint32_t policy = 0
 }
 
 TEST(TraceSessionsTest, TurnsWaitForThePreviousResponse) {
-  const Scenario s = Load(", pacing: closed_loop");
+  const Scenario s = LoadTraceSessions(", pacing: closed_loop");
   ASSERT_TRUE(s.workload.trace.closed_loop);
   const auto sessions = Sessions(s);
   ASSERT_EQ(sessions.size(), 3u);
@@ -104,7 +104,7 @@ TEST(TraceSessionsTest, DelayedTurnsGoOutTheirDelayAfterTheResponse) {
 {"session_id": "c", "delay": 1500, "input_length": 2100, "output_length": 20, "hash_ids": [1, 2, 3, 4]}
 {"timestamp": 100, "input_length": 300, "output_length": 20, "hash_ids": [9]}
 )";
-  const Scenario s = Load(", pacing: closed_loop", "t.jsonl", delayed);
+  const Scenario s = LoadTraceSessions(", pacing: closed_loop", "t.jsonl", delayed);
   const auto sessions = Sessions(s);
   ASSERT_EQ(sessions.size(), 2u);
   const std::vector<Record>& c = sessions[0];
@@ -115,7 +115,7 @@ TEST(TraceSessionsTest, DelayedTurnsGoOutTheirDelayAfterTheResponse) {
   EXPECT_EQ(sessions[1][0].arrival, FromSeconds(0.1));
   // Open loop has no response to count from: an error naming the field.
   try {
-    Load("", "t.jsonl", delayed);
+    LoadTraceSessions("", "t.jsonl", delayed);
     ADD_FAILURE() << "open-loop replay of a delayed turn was accepted";
   } catch (const std::exception& e) {
     EXPECT_NE(std::string(e.what()).find("t.jsonl:2: field 'delay'"), std::string::npos)
@@ -126,7 +126,7 @@ TEST(TraceSessionsTest, DelayedTurnsGoOutTheirDelayAfterTheResponse) {
 // Open loop (the default): every turn at its timestamp, whatever the
 // cluster did; the same requests as closed loop.
 TEST(TraceSessionsTest, OpenLoopSendsEveryTurnAtItsTimestamp) {
-  const Scenario open = Load("");
+  const Scenario open = LoadTraceSessions("");
   EXPECT_FALSE(open.workload.trace.closed_loop);
   const auto sessions = Sessions(open);
   ASSERT_EQ(sessions.size(), 3u);
@@ -145,10 +145,10 @@ TEST(TraceSessionsTest, OpenLoopSendsEveryTurnAtItsTimestamp) {
     }
     return out;
   };
-  EXPECT_EQ(requests(sessions), requests(Sessions(Load(", pacing: closed_loop"))));
+  EXPECT_EQ(requests(sessions), requests(Sessions(LoadTraceSessions(", pacing: closed_loop"))));
   // Looped, each pass's sessions start one trace period later.
   auto sorted = [&](const std::string& pacing) {
-    std::vector<Request> all = requests(Sessions(Load(", loop: true" + pacing)));
+    std::vector<Request> all = requests(Sessions(LoadTraceSessions(", loop: true" + pacing)));
     std::sort(all.begin(), all.end());
     return all;
   };
@@ -159,7 +159,7 @@ TEST(TraceSessionsTest, OpenLoopSendsEveryTurnAtItsTimestamp) {
 
 // Same scenario, same records; two policies send the same turns.
 TEST(TraceSessionsTest, DeterministicAndPaired) {
-  const Scenario s = Load(", pacing: closed_loop");
+  const Scenario s = LoadTraceSessions(", pacing: closed_loop");
   const auto x = Sessions(s), y = Sessions(s), z = Sessions(s, 1);
   ASSERT_EQ(x.size(), y.size());
   ASSERT_EQ(x.size(), z.size());
@@ -177,13 +177,13 @@ TEST(TraceSessionsTest, DeterministicAndPaired) {
 }
 
 TEST(TraceSessionsTest, PacingIsValidatedAndPrinted) {
-  const Scenario s = Load(", pacing: closed_loop");
+  const Scenario s = LoadTraceSessions(", pacing: closed_loop");
   const std::string printed = ResolvedScenarioYaml(s);
   EXPECT_NE(printed.find("pacing: closed_loop"), std::string::npos) << printed;
   EXPECT_EQ(ResolvedScenarioYaml(LoadScenarioText(printed, "printed", {}, "/")), printed);
-  EXPECT_EQ(ResolvedScenarioYaml(Load("")).find("pacing"), std::string::npos);
+  EXPECT_EQ(ResolvedScenarioYaml(LoadTraceSessions("")).find("pacing"), std::string::npos);
   try {
-    Load(", pacing: closed");
+    LoadTraceSessions(", pacing: closed");
     FAIL() << "no error";
   } catch (const std::exception& e) {
     const std::string what = e.what();
