@@ -11,6 +11,7 @@ Run from the repository root (scenarios and traces are found from there).
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -140,6 +141,39 @@ def regimes():
           "§5.4 whale regime: CacheRoute's capacity is above Flat-LB's (full run: 1.67×)", str(caps))
 
 
+def affinity_map():
+    """Two cells of scripts/affinity_map.py, each with CacheRoute recalibrated for it: the
+    CacheRoute / CHWBL verdict turns on output length (docs/reproducing/AFFINITY_MAP.md: 1.88×
+    at 12 output tokens, 0.71× at 50, prompt tail σ 0.8), because the calibrated W jumps as
+    short outputs free KV until W × 30 destinations cover the 1,500 active keys."""
+    sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
+    from affinity_map import SCENARIO, cell_overrides
+
+    text = SCENARIO.read_text()
+    replicas = int(re.search(r"replicas: (\d+)", text).group(1))
+    keys = int(re.search(r"active_keys: (\d+)", text).group(1))
+    for output, grid, claim in ((12, [1000, 1300, 1700, 2200, 2800, 3600, 4600], "above"),
+                                (50, [450, 600, 800, 1000, 1300, 1700], "below")):
+        sets = cell_overrides(output, 0.8, 1)
+        entry = re.search(r"^as a policy entry: \{(.*)\}$",
+                          kvroute("calibrate", str(SCENARIO), *sets), re.M).group(1)
+        slots = int(re.search(r"slots_per_replica: (\d+)", entry).group(1))
+        _, cap = run(f"map_out{output}", str(SCENARIO), *sets,
+                     "--set", "duration_s=60", "--set", "warmup_s=20",
+                     "--set", f"sweep.qps={grid}", "--set", f"sweep.reference_qps={grid[0]}",
+                     "--set", "sweep.precision_qps=0", "--set", "sweep.baseline=chwbl",
+                     "--set", f"policies=[chwbl, {{{entry}, interval_s: 3600}}]")
+        caps = {p: capacity(cap, p) for p in ("chwbl", "cacheroute")}
+        covers = replicas * slots >= keys
+        check(covers == (output == 12),
+              f"map: at {output} output tokens W × {replicas} {'covers' if covers else 'misses'} "
+              f"the {keys} active keys", f"W {slots}")
+        above = caps["cacheroute"] > caps["chwbl"]
+        check(above == (claim == "above"),
+              f"map: at {output} output tokens CacheRoute's capacity is {claim} CHWBL's", str(caps))
+
+
 def precision():
     pts, cap = run("precision", "scenarios/paper/precision_fp16.yaml", "--seeds", "1",
                    "--set", "duration_s=120", "--set", "warmup_s=30",
@@ -195,7 +229,8 @@ def drift():
 
 
 EXPERIMENTS = {"flagship": flagship, "second_workload": second_workload, "ablation": ablation,
-               "regimes": regimes, "precision": precision, "canary": canary, "drift": drift}
+               "regimes": regimes, "affinity_map": affinity_map, "precision": precision,
+               "canary": canary, "drift": drift}
 
 
 def main():
