@@ -7,6 +7,7 @@
 #include "sim/core/random_stream.h"
 
 namespace kvroute::models {
+
 SharedPrefixPrompts::SharedPrefixPrompts(const SharedPrefixConfig& config, uint64_t seed)
     : prompts_per_group(config.prompts_per_group) {
   const uint32_t prompts = config.groups * config.prompts_per_group;
@@ -34,8 +35,9 @@ SharedPrefixPrompts::SharedPrefixPrompts(const SharedPrefixConfig& config, uint6
 
 void SharedPrefixPrompts::AppendSegments(uint32_t prompt, std::vector<PromptSegment>* out) const {
   const uint32_t g = group(prompt);
-  if (system_tokens[g] > 0)
+  if (system_tokens[g] > 0) {
     out->push_back({sim::Combine(kSharedPrefixSystemSalt, g), system_tokens[g]});
+  }
   if (question_tokens[prompt] > 0) {
     out->push_back({sim::Combine(kSharedPrefixQuestionSalt, prompt), question_tokens[prompt]});
   }
