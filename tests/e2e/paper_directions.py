@@ -142,29 +142,36 @@ def regimes():
 
 
 def affinity_map():
-    """Two cells of scripts/affinity_map.py, each with CacheRoute recalibrated for it: the
-    CacheRoute / CHWBL verdict turns on output length (docs/reproducing/AFFINITY_MAP.md: 1.88×
-    at 12 output tokens, 0.71× at 50, prompt tail σ 0.8), because the calibrated W jumps as
-    short outputs free KV until W × 30 destinations cover the 1,500 active keys."""
+    """Three cells of scripts/affinity_map.py, each with CacheRoute recalibrated for it
+    (docs/reproducing/AFFINITY_MAP.md). The CacheRoute / CHWBL verdict turns on output length
+    (1.88× at 12 output tokens, 0.71× at 50, prompt tail σ 0.8), because the calibrated W jumps
+    as short outputs free KV until W × 30 destinations cover the 1,500 active keys; and
+    CacheRoute / Flat-LB falls in the paper's band at 12 tokens with the heavy tail (σ 1.6:
+    4.92×)."""
     sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-    from affinity_map import SCENARIO, cell_overrides
+    from affinity_map import PUBLISHED, SCENARIO, TOLERANCE, cell_overrides
 
     text = SCENARIO.read_text()
     replicas = int(re.search(r"replicas: (\d+)", text).group(1))
     keys = int(re.search(r"active_keys: (\d+)", text).group(1))
-    for output, grid, claim in ((12, [1000, 1300, 1700, 2200, 2800, 3600, 4600], "above"),
-                                (50, [450, 600, 800, 1000, 1300, 1700], "below")):
-        sets = cell_overrides(output, 0.8, 1)
+
+    def cell(output, sigma, baseline, grid):
+        """CacheRoute's W and the grid capacities of `baseline` and CacheRoute in the cell."""
+        sets = cell_overrides(output, sigma, 1)
         entry = re.search(r"^as a policy entry: \{(.*)\}$",
                           kvroute("calibrate", str(SCENARIO), *sets), re.M).group(1)
-        slots = int(re.search(r"slots_per_replica: (\d+)", entry).group(1))
-        _, cap = run(f"map_out{output}", str(SCENARIO), *sets,
+        _, cap = run(f"map_out{output}_sigma{sigma}", str(SCENARIO), *sets,
                      "--set", "duration_s=60", "--set", "warmup_s=20",
                      "--set", f"sweep.qps={grid}", "--set", f"sweep.reference_qps={grid[0]}",
-                     "--set", "sweep.precision_qps=0", "--set", "sweep.baseline=chwbl",
-                     "--set", f"policies=[chwbl, {{{entry}, interval_s: 3600}}]")
-        caps = {p: capacity(cap, p) for p in ("chwbl", "cacheroute")}
+                     "--set", "sweep.precision_qps=0", "--set", f"sweep.baseline={baseline}",
+                     "--set", f"policies=[{baseline}, {{{entry}, interval_s: 3600}}]")
+        slots = int(re.search(r"slots_per_replica: (\d+)", entry).group(1))
+        return slots, {p: capacity(cap, p) for p in (baseline, "cacheroute")}
+
+    for output, grid, claim in ((12, [1000, 1300, 1700, 2200, 2800, 3600, 4600], "above"),
+                                (50, [450, 600, 800, 1000, 1300, 1700], "below")):
+        slots, caps = cell(output, 0.8, "chwbl", grid)
         covers = replicas * slots >= keys
         check(covers == (output == 12),
               f"map: at {output} output tokens W × {replicas} {'covers' if covers else 'misses'} "
@@ -172,6 +179,13 @@ def affinity_map():
         above = caps["cacheroute"] > caps["chwbl"]
         check(above == (claim == "above"),
               f"map: at {output} output tokens CacheRoute's capacity is {claim} CHWBL's", str(caps))
+
+    _, caps = cell(12, 1.6, "flat_lb", [200, 300, 450, 1000, 1300, 1700, 2200])
+    ratio = caps["cacheroute"] / caps["flat_lb"]
+    low, high = PUBLISHED["flat_lb"] / TOLERANCE, PUBLISHED["flat_lb"] * TOLERANCE
+    check(low <= ratio <= high,
+          f"map: at 12 output tokens, tail σ 1.6, CacheRoute / Flat-LB is in the paper's band "
+          f"{low:.2f}–{high:.2f}×", f"{ratio:.2f}× {caps}")
 
 
 def precision():
