@@ -69,17 +69,24 @@ def cell_name(output, sigma, skew=OWN_SKEW, prefix_free=0):
     return f"out{output}_sigma{sigma}"
 
 
+def calibrated_cacheroute(binary, sets):
+    """CacheRoute's policy entry with the q_cap and W `kvroute calibrate` gives the cell, and
+    the paper's hourly replanning."""
+    calibration = subprocess.run([binary, "calibrate", str(SCENARIO), *sets], check=True,
+                                 capture_output=True, text=True).stdout
+    entry = re.search(r"^as a policy entry: \{(.*)\}$", calibration, re.M).group(1)
+    return f"{{{entry}, interval_s: 3600}}"
+
+
 def run_cell(binary, out, output, sigma, seeds, reuse, skew=OWN_SKEW, prefix_free=0):
     name = cell_name(output, sigma, skew, prefix_free)
     path = out / f"{name}.h5"
     sets = cell_overrides(output, sigma, seeds, skew, prefix_free)
     stats_path = out / f"{name}.workload.txt"
     if not (reuse and path.exists() and stats_path.exists()):
-        calibration = subprocess.run([binary, "calibrate", str(SCENARIO), *sets], check=True,
-                                     capture_output=True, text=True).stdout
-        entry = re.search(r"^as a policy entry: \{(.*)\}$", calibration, re.M).group(1)
+        cacheroute = calibrated_cacheroute(binary, sets)
         subprocess.run([binary, "run", str(SCENARIO), *sets, "--set",
-                        f"policies=[flat_lb, chwbl, {{{entry}, interval_s: 3600}}]", "--out",
+                        f"policies=[flat_lb, chwbl, {cacheroute}]", "--out",
                         str(path), "--force", "--jobs", "2", "--quiet"], check=True,
                        stdout=subprocess.DEVNULL)
         stats_path.write_text(subprocess.run([binary, "workload-stats", str(SCENARIO), *sets],

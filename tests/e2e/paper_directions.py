@@ -150,7 +150,7 @@ def affinity_map():
     4.92×)."""
     sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-    from affinity_map import PUBLISHED, SCENARIO, TOLERANCE, cell_overrides
+    from affinity_map import PUBLISHED, SCENARIO, TOLERANCE, calibrated_cacheroute, cell_overrides
 
     text = SCENARIO.read_text()
     replicas = int(re.search(r"replicas: (\d+)", text).group(1))
@@ -159,14 +159,13 @@ def affinity_map():
     def cell(output, sigma, baseline, grid):
         """CacheRoute's W and the grid capacities of `baseline` and CacheRoute in the cell."""
         sets = cell_overrides(output, sigma, 1)
-        entry = re.search(r"^as a policy entry: \{(.*)\}$",
-                          kvroute("calibrate", str(SCENARIO), *sets), re.M).group(1)
+        cacheroute = calibrated_cacheroute(KVROUTE, sets)
         _, cap = run(f"map_out{output}_sigma{sigma}", str(SCENARIO), *sets,
                      "--set", "duration_s=60", "--set", "warmup_s=20",
                      "--set", f"sweep.qps={grid}", "--set", f"sweep.reference_qps={grid[0]}",
                      "--set", "sweep.precision_qps=0", "--set", f"sweep.baseline={baseline}",
-                     "--set", f"policies=[{baseline}, {{{entry}, interval_s: 3600}}]")
-        slots = int(re.search(r"slots_per_replica: (\d+)", entry).group(1))
+                     "--set", f"policies=[{baseline}, {cacheroute}]")
+        slots = int(re.search(r"slots_per_replica: (\d+)", cacheroute).group(1))
         return slots, {p: capacity(cap, p) for p in (baseline, "cacheroute")}
 
     for output, grid, claim in ((12, [1000, 1300, 1700, 2200, 2800, 3600, 4600], "above"),
