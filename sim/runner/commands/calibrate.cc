@@ -20,8 +20,8 @@ int CalibrateCommand(const po::variables_map& vm, const CommandIo& io) {
   CheckScenarioWork(s, vm, 1);
   const CalibrationReport r = Calibrate(s, slo);
   io.out << "calibration of '" << s.name << "' (" << s.source << ") on one replica of " << s.profile
-         << ", SLO " << s.slos[slo].Label() << ", seed " << s.seed << ", " << r.probes
-         << " points\n";
+         << ", SLO " << s.slos[slo].Label() << ", " << r.seeds.size() << " seed(s) from " << s.seed
+         << ", " << r.probes << " points\n";
   for (const std::string& line : r.derivation) io.out << "  " << line << "\n";
   io.out << "q_cap: " << r.q_cap << "\nslots_per_replica (W): " << r.slots_per_replica << "\n"
          << "as a policy entry: {name: cacheroute, q_cap: " << r.q_cap
