@@ -40,8 +40,9 @@ mkdir -p "$out/plots"
 # Azure 2023 code trace has the burstiest inter-arrival gaps (CV 13.2, against 1.09
 # for Azure conversation, 1.01 for Mooncake synthetic and 3.03 for Mooncake
 # conversation, whose timestamps are rounded to 3 s), so it is the source; blocks
-# of 64 gaps keep their short-range correlation (docs/reproducing/BURSTINESS.md).
-bootstrap_gaps='{kind: bootstrap, file: ../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv, block: 64}'
+# of 64 gaps keep their short-range correlation (docs/reproducing/BURSTINESS.md);
+# blocks of 1 and 1,024 are run too.
+bootstrap_trace=../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv
 
 # run NAME SCENARIO [kvroute run arguments...]
 run() {
@@ -97,18 +98,56 @@ calibrated() {
   "$kvroute" calibrate "$@" | sed -n 's/^as a policy entry: {\(.*\)}$/\1/p'
 }
 
+# stored SCENARIO [kvroute calibrate arguments...]: fails unless SCENARIO's
+# CacheRoute entries hold the q_cap and W that `kvroute calibrate` measures on
+# it now (the calibration rule), so that no run uses values calibrated on an
+# earlier model or workload. (Runs of a changed workload calibrate afresh.)
+stored() {
+  local file=$1 calibration q w
+  calibration=$("$kvroute" calibrate "$@")
+  q=$(sed -n 's/^q_cap: //p' <<<"$calibration")
+  w=$(sed -n 's/^slots_per_replica (W): //p' <<<"$calibration")
+  if grep -E '^  - \{name: cacheroute' "$file" | grep -vq "slots_per_replica: $w," ||
+    ! grep -qE "^  - \{name: cacheroute.* q_cap: ${q//./\\.}," "$file"; then
+    echo "$file: CacheRoute's entries must hold what kvroute calibrate measures now: q_cap $q, W $w" >&2
+    return 1
+  fi
+}
+stale=0
+for entry in "flagship.yaml --slo 1" "flagship_synthetic.yaml --slo 1" second_workload.yaml \
+  ablation.yaml regime_win.yaml regime_mixed.yaml drift.yaml precision_fp16.yaml qcap.yaml; do
+  read -r file args <<<"$entry"
+  # shellcheck disable=SC2086  # args are words
+  stored "scenarios/paper/$file" $args || stale=1
+done
+[ $stale = 0 ] || exit 1
+
 total_start=$(date +%s)
 run flagship scenarios/paper/flagship.yaml
 run flagship_synthetic scenarios/paper/flagship_synthetic.yaml
-# Sensitivity (not in the paper): the flagship with short outputs, where prefill
-# dominates; q_cap and W recalibrated by `kvroute calibrate` for it.
-short=(--set 'workload.output_tokens={kind: lognormal, median: 48, sigma: 0.5, min: 1, max: 2000}')
+# Sensitivity (not in the paper): the flagship on the Azure 2023 code trace's
+# lengths (outputs median 13 tokens), where prefill dominates; q_cap and W
+# recalibrated by `kvroute calibrate` for it.
+code=../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv
+short=(--set "workload.prompt.new_tokens={kind: empirical, file: $code, column: ContextTokens}"
+  --set "workload.output_tokens={kind: empirical, file: $code, column: GeneratedTokens}")
 if wanted flagship_short_outputs; then
   entry=$(calibrated scenarios/paper/flagship_synthetic.yaml --slo 1 "${short[@]}")
   run flagship_short_outputs scenarios/paper/flagship_synthetic.yaml "${short[@]}" \
     --set "policies=[flat_lb, sticky, chwbl, {$entry, interval_s: 3600}]" \
-    --set 'sweep.qps=[30, 90, 150, 210, 270, 330, 390, 450, 510, 570]' --set sweep.reference_qps=150
+    --set 'sweep.qps=[30, 60, 90, 120, 150, 180, 210, 240, 300]' --set sweep.reference_qps=90
 fi
+# The system prompt's size is the one length the paper's workload fixes and
+# kvroute assumes (3,072 tokens): swept around it, each size another workload
+# with its own q_cap and W.
+for tokens in 1024 8192; do
+  wanted "flagship_system$tokens" || continue
+  system=(--set "workload.prompt.system_tokens=$tokens")
+  entry=$(calibrated scenarios/paper/flagship_synthetic.yaml --slo 1 "${system[@]}")
+  run "flagship_system$tokens" scenarios/paper/flagship_synthetic.yaml "${system[@]}" \
+    --set "policies=[flat_lb, chwbl, {$entry, interval_s: 3600}]" \
+    --set 'sweep.qps=[30, 60, 90, 120, 150, 180, 210, 240, 270, 300, 360]'
+done
 run second_k128 scenarios/paper/second_workload.yaml
 # K256 is another workload (twice the active keys): q_cap and W recalibrated for it.
 if wanted second_k256; then
@@ -134,18 +173,37 @@ for share in 0.25 0.5 0.75 0.9; do
   done
 done
 # The Poisson reference of §5.6: flagship_synthetic's Flat-LB and CacheRoute alone
-# (the same requests as their rows there), so the section does not need the
-# 18-minute flagship run; the bursty runs are paired with it seed by seed.
+# (the same requests as their rows there); the bursty runs are paired with it
+# seed by seed.
 run bursty_poisson scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute
-# The paper's CV 1.9 is of request inter-arrival gaps. The gamma process draws
-# session starts; each session's four turns 30 s apart interleave, which brings
-# the requests' CV down (1.62 for a session CV of 1.9), so the session CV is the
-# one for which `kvroute workload-stats` measures 1.90 on the requests (2.26).
+# The paper's CV 1.9 is of request inter-arrival gaps; every session here is one
+# request, so a gamma process of CV 1.9 is that (`kvroute workload-stats`
+# measures 1.92).
 run bursty_gamma scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute \
-  --set 'workload.arrivals={kind: gamma, cv: 2.26}'
-run bursty_bootstrap scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute \
-  --set "workload.arrivals=$bootstrap_gaps"
+  --set 'workload.arrivals={kind: gamma, cv: 1.9}'
+# The bootstrap's block length is assumed: 64 gaps, and around it 1 (the gaps
+# resampled one by one: the trace's marginal distribution without its
+# correlation) and 1,024.
+for block in 1 64 1024; do
+  name=bursty_bootstrap
+  [ "$block" = 64 ] || name+="_block$block"
+  run "$name" scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute \
+    --set "workload.arrivals={kind: bootstrap, file: $bootstrap_trace, block: $block}"
+done
 run drift scenarios/paper/drift.yaml
+# The control interval is assumed (60 s; the paper gives sigma and six
+# intervals): the same drift per interval at 30 s and 120 s, every replanning
+# variant replanning at that interval, q_cap and W recalibrated.
+for interval in 30 120; do
+  wanted "drift_interval$interval" || continue
+  drift=(--set "workload.drift={sigma: 0.3, interval_s: $interval}")
+  entry=$(calibrated scenarios/paper/drift.yaml "${drift[@]}")
+  rows="{$entry, label: static, interval_s: 3600}"
+  for variant in stale "fresh, rates: workload" "hold, replan: hold" "churn_aware, replan: churn_aware"; do
+    rows+=", {$entry, label: $variant, interval_s: $interval}"
+  done
+  run "drift_interval$interval" scenarios/paper/drift.yaml "${drift[@]}" --set "policies=[$rows]"
+done
 # §3.2's worst shift in latency: the stale plan against the fresh one per replanning
 # interval, from per-request records (scripts/drift_latency.py; its own table).
 run_script drift_latency scripts/drift_latency.py
@@ -178,17 +236,16 @@ done
 # at R = 30) and leave R = 8 with one or two loads below its knee, so each R has the
 # grid scaled with R and widened upwards, and its reference load is 120 x R / 30.
 # q_cap and W are per-destination quantities (one destination alone), unchanged.
-# R = 8's capacities are near 55 QPS, where 2 QPS is 3.6%: it bisects to 1 QPS.
-# A W (warm-slot) sweep at the no-head workload's calibrated q_cap, where the
-# calibration rule gives W = 0 and so admits no key (§8).
+# A W (warm-slot) sweep at the no-head workload's calibrated q_cap, on both
+# sides of the W the rule gives (§8).
 wsweep="flat_lb"
-for w in 0 2 4 8 16 32 64; do
-  wsweep+=", {name: cacheroute, label: W$w, q_cap: 17.75, slots_per_replica: $w, interval_s: 3600}"
+q_cap=$("$kvroute" calibrate scenarios/paper/qcap.yaml | sed -n 's/^q_cap: //p')
+for w in 0 2 4 8 16 32 64 128; do
+  wsweep+=", {name: cacheroute, label: W$w, q_cap: $q_cap, slots_per_replica: $w, interval_s: 3600}"
 done
 run qcap_wsweep scenarios/paper/qcap.yaml --set "policies=[$wsweep]"
 run cluster_r8 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 8}]' \
-  --set 'sweep.qps=[8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 120]' --set sweep.reference_qps=32 \
-  --set sweep.precision_qps=1
+  --set 'sweep.qps=[8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 120]' --set sweep.reference_qps=32
 run cluster_r60 scenarios/paper/regime_win.yaml --set 'cluster.deployments=[{name: main, replicas: 60}]' \
   --set 'sweep.qps=[60, 120, 180, 240, 360, 480, 600, 720, 840, 960, 1080]' --set sweep.reference_qps=240
 point_json canary_lambda10 scenarios/paper/canary.yaml --policy sglang_cache_aware --qps 60
