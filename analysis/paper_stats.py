@@ -9,6 +9,13 @@ The one place where the reproduction's numbers become claims (issue 13):
   and then summarised: mean and two-sided 95% Student-t CI over the seeds where
   neither side is censored; the censored seeds are counted and their bounds
   shown, and they take no part in the verdict;
+- a seed's capacity is known only to its bracket, and so is a ratio of two
+  (a/b lies in [a_low / b_high, a_high / b_low]): the point is the highest
+  passing load (or the ratio of two), and the CI runs from the lower 97.5%
+  Student-t bound of the brackets' lower ends to the upper bound of their
+  upper ends. Since the mean of the true values lies between the means of the
+  lower and the upper ends, this covers it with at least 95%; where every seed
+  lands in the same bracket the CI is that bracket, never a single point;
 - the verdict on a published ratio r (or range [r_lo, r_hi]) follows from the
   CI alone:
     reproduced       the CI excludes 1 on the side of r and overlaps
@@ -56,11 +63,30 @@ class Seed:
         return self.left or self.right
 
 
+def _mean(values):
+    return sum(values) / len(values) if values else math.nan
+
+
+def _half_width(values):
+    """The 95% Student-t half-width of the mean of `values` (nan below two)."""
+    n = len(values)
+    if n < 2:
+        return math.nan
+    m = _mean(values)
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (n - 1))
+    return t975(n - 1) * sd / math.sqrt(n)
+
+
 @dataclass
 class Stats:
-    """Mean and 95% CI over the uncensored seeds, with the censored ones counted."""
+    """Mean and 95% CI over the uncensored seeds, with the censored ones counted. Where each
+    value is known only to an interval (a bisection bracket), `lows` and `highs` hold its ends,
+    one per value, and the CI covers them (module docstring); without them the values are
+    exact."""
     values: list
     censored: list = field(default_factory=list)  # text bounds, one per censored seed
+    lows: list = None
+    highs: list = None
 
     @property
     def n(self):
@@ -68,19 +94,18 @@ class Stats:
 
     @property
     def mean(self):
-        return sum(self.values) / self.n if self.values else math.nan
+        return _mean(self.values)
 
     @property
     def half_width(self):
-        if self.n < 2:
-            return math.nan
-        m = self.mean
-        sd = math.sqrt(sum((v - m) ** 2 for v in self.values) / (self.n - 1))
-        return t975(self.n - 1) * sd / math.sqrt(self.n)
+        """Of the values as exact (the CI of bracketed values is `ci`)."""
+        return _half_width(self.values)
 
     @property
     def ci(self):
-        return self.mean - self.half_width, self.mean + self.half_width
+        lows = self.values if self.lows is None else self.lows
+        highs = self.values if self.highs is None else self.highs
+        return _mean(lows) - _half_width(lows), _mean(highs) + _half_width(highs)
 
     def text(self, digits=1, unit=""):
         """'mean [low, high]' plus the censored seeds, e.g. '176.2 [171.0, 181.4] (1/5 ≥ 220)'."""
@@ -108,7 +133,7 @@ def digits_near(stats, null=1.0, digits=2):
 
 def capacity_stats(seeds):
     """Capacities of one policy over seeds (dict seed -> Seed)."""
-    s = Stats([])
+    s = Stats([], lows=[], highs=[])
     for c in seeds.values():
         if c.left:
             s.censored.append(f"< {c.upper:g}")
@@ -116,6 +141,8 @@ def capacity_stats(seeds):
             s.censored.append(f"≥ {c.lower:g}")
         else:
             s.values.append(c.lower)
+            s.lows.append(c.lower)
+            s.highs.append(c.upper)
     return s
 
 
@@ -160,13 +187,15 @@ def ratio_bound(num, den):
 
 def paired_ratio(num, den):
     """num/den per seed over the seeds both have (dicts seed -> Seed)."""
-    s = Stats([])
+    s = Stats([], lows=[], highs=[])
     for seed in sorted(set(num) & set(den)):
         a, b = num[seed], den[seed]
         if a.censored or b.censored or b.lower <= 0:
             s.censored.append(ratio_bound(a, b))
         else:
             s.values.append(a.lower / b.lower)
+            s.lows.append(a.lower / b.upper)
+            s.highs.append(a.upper / b.lower)
     return s
 
 

@@ -103,8 +103,8 @@ def ratios(cells, den):
 def in_band(ratio, den):
     """True when the ratio's CI (its mean alone, with one seed) reaches the paper's band."""
     low, high = PUBLISHED[den] / TOLERANCE, PUBLISHED[den] * TOLERANCE
-    half = 0 if math.isnan(ratio.half_width) else ratio.half_width
-    return bool(ratio.n) and ratio.mean + half >= low and ratio.mean - half <= high
+    lo, hi = ratio.ci if ratio.n >= 2 else (ratio.mean, ratio.mean)
+    return bool(ratio.n) and hi >= low and lo <= high
 
 
 def plot(cells, out):

@@ -47,6 +47,31 @@ class StatisticsTest(unittest.TestCase):
         self.assertEqual(r.values, [2.0, 2.0])
         self.assertAlmostEqual(r.half_width, 0.0)
 
+    def test_a_capacity_interval_covers_the_brackets(self):
+        # Every seed in the same bracket [100, 102): the CI is the bracket, not a point.
+        same = capacity_stats({s: Seed(100, 102) for s in range(1, 6)})
+        self.assertAlmostEqual(same.mean, 100)
+        self.assertEqual(same.ci, (100, 102))
+        # Spread brackets: the lower ends' lower t-bound, the upper ends' upper one.
+        spread = capacity_stats({1: Seed(98, 100), 2: Seed(100, 102), 3: Seed(102, 104)})
+        half = 4.303 * 2 / math.sqrt(3)  # sd 2 of three values, t(0.975, 2) = 4.303
+        self.assertAlmostEqual(spread.ci[0], 100 - half, places=6)
+        self.assertAlmostEqual(spread.ci[1], 102 + half, places=6)
+
+    def test_a_ratio_interval_covers_each_seeds_bracket_ratio(self):
+        # a in [200, 204), b in [100, 102) at both seeds: a/b in [200/102, 204/100).
+        num = {1: Seed(200, 204), 2: Seed(200, 204)}
+        den = {1: Seed(100, 102), 2: Seed(100, 102)}
+        r = paired_ratio(num, den)
+        self.assertEqual(r.values, [2.0, 2.0])
+        self.assertAlmostEqual(r.ci[0], 200 / 102)
+        self.assertAlmostEqual(r.ci[1], 204 / 100)
+        # A ratio whose brackets straddle 1 cannot be judged to exclude it.
+        tie = paired_ratio({1: Seed(101, 103), 2: Seed(101, 103)},
+                           {1: Seed(100, 102), 2: Seed(100, 102)})
+        self.assertGreater(tie.mean, 1)
+        self.assertEqual(verdict(tie, 1.5), "not reproduced")
+
     def test_a_censored_pair_gives_a_bound(self):
         num = {1: Seed(220, math.inf, right=True), 2: Seed(100, 101), 3: Seed(90, 91)}
         den = {1: Seed(100, 101), 2: Seed(50, 51), 3: Seed(0, 30, left=True)}
