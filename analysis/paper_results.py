@@ -104,8 +104,10 @@ class Run:
         return capacity_stats(seeds).text(digits=1) + mark
 
     def ratio(self, num, den, threshold):
-        """Paired ratio statistics (paper_stats.Stats) of num's capacity over den's."""
-        return paired_ratio(self.seeds(num, threshold), self.seeds(den, threshold))
+        """Paired ratio statistics (paper_stats.Stats) of num's capacity over den's (exactly 1
+        when they are the same policy)."""
+        den_seeds = self.seeds(den, threshold)
+        return paired_ratio(den_seeds if num == den else self.seeds(num, threshold), den_seeds)
 
     def per_seed(self, policy, qps, column):
         """{seed: value} of one point column at one grid load."""

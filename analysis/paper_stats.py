@@ -186,16 +186,18 @@ def ratio_bound(num, den):
 
 
 def paired_ratio(num, den):
-    """num/den per seed over the seeds both have (dicts seed -> Seed)."""
+    """num/den per seed over the seeds both have (dicts seed -> Seed). A capacity over itself is
+    exactly 1, whatever its bracket."""
     s = Stats([], lows=[], highs=[])
     for seed in sorted(set(num) & set(den)):
         a, b = num[seed], den[seed]
         if a.censored or b.censored or b.lower <= 0:
             s.censored.append(ratio_bound(a, b))
         else:
+            same = num is den
             s.values.append(a.lower / b.lower)
-            s.lows.append(a.lower / b.upper)
-            s.highs.append(a.upper / b.lower)
+            s.lows.append(1.0 if same else a.lower / b.upper)
+            s.highs.append(1.0 if same else a.upper / b.lower)
     return s
 
 

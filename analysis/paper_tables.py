@@ -18,14 +18,15 @@ from paper_claims import claims, seed_stats, value_claims
 from paper_results import fmt, load, table
 from paper_stats import Stats, below_load_verdict, digits_near, verdict
 from paper_tables_deployment import burstiness, canary, cluster_size
+from paper_tables_sensitivity import bootstrap_blocks, drift_intervals, system_prompt
 from paper_tables_sweeps import instance_selection, wsweep
 
-def workload_header(d, name):
+def workload_stats(d, name):
     """The generated workload as `kvroute workload-stats` printed it (NAME.workload.txt, at the
-    reference load and the first seed)."""
+    reference load and the first seed), or None."""
     path = os.path.join(d, name + ".workload.txt")
     if not os.path.exists(path):
-        return ""
+        return None
     with open(path) as f:
         text = f.read()
 
@@ -33,15 +34,37 @@ def workload_header(d, name):
         m = re.search(pattern, text)
         return float(m.group(1)) if m else float("nan")
 
-    lengths = {kind: (number(kind + r" tokens +mean (\S+)"), number(kind + r" tokens .*p99 (\S+)"))
-               for kind in ("prompt", "output")}
-    gini, top, ideal = (number(r"Gini (\S+);"), number(r"top key (\S+)%"),
-                        number(r"ideal hit rate +(\S+)%"))
+    return {"gini": number(r"Gini (\S+);"), "top": number(r"top key (\S+)%"),
+            "prompt": (number(r"prompt tokens +mean (\S+)"), number(r"prompt tokens .*p99 (\S+)")),
+            "output": (number(r"output tokens +mean (\S+)"), number(r"output tokens .*p99 (\S+)")),
+            "ideal": number(r"ideal hit rate +(\S+)%"), "cv": number(r"inter-arrival CV +(\S+)")}
+
+
+def workload_header(d, name):
+    """One run's generated workload as a sentence, or ''."""
+    w = workload_stats(d, name)
+    if w is None:
+        return ""
     return (f"Workload as generated (`kvroute workload-stats`, first seed): traffic Gini "
-            f"{gini:.3f}, top key {top:.2f}% of requests; prompt tokens mean "
-            f"{lengths['prompt'][0]:,.0f}, p99 {lengths['prompt'][1]:,.0f}; output tokens mean "
-            f"{lengths['output'][0]:,.0f}, p99 {lengths['output'][1]:,.0f}; ideal hit rate "
-            f"{ideal:.1f}%.\n\n")
+            f"{w['gini']:.3f}, top key {w['top']:.2f}% of requests; prompt tokens mean "
+            f"{w['prompt'][0]:,.0f}, p99 {w['prompt'][1]:,.0f}; output tokens mean "
+            f"{w['output'][0]:,.0f}, p99 {w['output'][1]:,.0f}; ideal hit rate "
+            f"{w['ideal']:.1f}%; request inter-arrival CV {w['cv']:.2f}.\n\n")
+
+
+def workloads_table(d, names):
+    """Several runs' generated workloads, a row each, or ''."""
+    rows = [[f"`{name}`", f"{w['gini']:.3f}", f"{w['top']:.2f}%",
+             f"{w['prompt'][0]:,.0f} / {w['prompt'][1]:,.0f}",
+             f"{w['output'][0]:,.0f} / {w['output'][1]:,.0f}", f"{w['ideal']:.1f}%",
+             f"{w['cv']:.2f}"]
+            for name in names for w in [workload_stats(d, name)] if w is not None]
+    if not rows:
+        return ""
+    return ("Workloads as generated (`kvroute workload-stats`, first seed, at each run's reference "
+            "load):\n\n" + table(["run", "traffic Gini", "top key", "prompt tokens mean / p99",
+                                   "output tokens mean / p99", "ideal hit rate",
+                                   "inter-arrival CV"], rows) + "\n")
 
 
 def flagship(d, name="flagship", title="Flagship (§5.1), Mooncake conversation lengths"):
@@ -77,7 +100,7 @@ def flagship(d, name="flagship", title="Flagship (§5.1), Mooncake conversation 
 
 
 def flagship_synthetic(d):
-    return flagship(d, "flagship_synthetic", "Flagship (§5.1), synthetic chat lengths")
+    return flagship(d, "flagship_synthetic", "Flagship (§5.1), Azure conversation lengths")
 
 
 def short_outputs(d):
@@ -92,7 +115,7 @@ def short_outputs(d):
         ("CacheRoute / Flat-LB at 3.5 s", run.ratio("cacheroute", "flat_lb", 3.5), 176 / 42),
         ("CacheRoute / the best baseline at each seed, 3.5 s",
          run.ratio("cacheroute", baselines, 3.5), 176 / 76)])
-    return (f"### Sensitivity: the flagship with short outputs (median 48 tokens), "
+    return (f"### Sensitivity: the flagship on the Azure code trace's lengths (short outputs), "
             f"{run.seed_count()} paired seeds; hit at {q:g} QPS\n\n" +
             table(["policy", "hit", "cap @3.5 s", "vs flat_lb"], rows) + "\n" + verdicts)
 
@@ -298,12 +321,17 @@ def qcap(d):
                    "admitted keys"], rows))
 
 
-# Each section with the runs whose workloads its header states.
+# Each section with the runs whose workloads its header states; a section's name in the docs'
+# generated blocks (scripts/update_reproducing.py) is its function's.
 SECTIONS = [
-    (flagship, ["flagship"]), (flagship_synthetic, ["flagship_synthetic"]), (short_outputs, ["flagship_short_outputs"]),
+    (flagship, ["flagship"]), (flagship_synthetic, ["flagship_synthetic"]),
+    (short_outputs, ["flagship_short_outputs"]),
+    (system_prompt, ["flagship_system1024", "flagship_system8192"]),
     (second_workload, ["second_k128", "second_k256"]), (ablation, ["ablation"]),
     (regimes, ["regime_win"] + [f"regime_share{a}_sigma{b}" for a in SHARES for b in SIGMAS]),
-    (burstiness, ["bursty_poisson", "bursty_gamma", "bursty_bootstrap"]), (drift, ["drift"]),
+    (burstiness, ["bursty_poisson", "bursty_gamma", "bursty_bootstrap"]),
+    (bootstrap_blocks, ["bursty_bootstrap_block1", "bursty_bootstrap_block1024"]),
+    (drift, ["drift"]), (drift_intervals, ["drift_interval30", "drift_interval120"]),
     (precision, ["precision_k128", "precision_k256"]),
     (qcap, ["qcap_head00", "qcap_head05", "qcap_head15", "qcap_head25", "qcap_head45"]),
     (wsweep, ["qcap_wsweep"]), (cluster_size, ["cluster_r8", "cluster_r60"]),
@@ -313,25 +341,41 @@ SECTIONS = [
 
 
 def with_workloads(d, section, names):
-    """The section with a line per run's generated workload under its title."""
-    lines = [(f"{name}: " if len(names) > 1 else "") + workload_header(d, name)
-             for name in names if workload_header(d, name)]
-    if not lines:
+    """The section with its runs' generated workloads under its title: a sentence for one run,
+    a table for several."""
+    found = [name for name in names if workload_stats(d, name) is not None]
+    if not found:
         return section
+    header = workload_header(d, found[0]) if len(found) == 1 else workloads_table(d, found)
     title, _, rest = section.partition("\n\n")
-    return title + "\n\n" + "".join(lines) + rest
+    return title + "\n\n" + header + rest
+
+
+def section(d, name):
+    """The section `name` (its function's name) of the results in `d`, with its workloads."""
+    for make, names in SECTIONS:
+        if make.__name__ == name:
+            return with_workloads(d, make(d), names)
+    raise KeyError(name)
+
+
+def timings(d):
+    """The wall and CPU time of every run, as reproduce.sh wrote them, or ''."""
+    path = os.path.join(d, "timings.txt")
+    if not os.path.exists(path):
+        return ""
+    with open(path) as f:
+        return "```\n" + f.read() + "```\n"
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: paper_tables.py RESULTS_DIR")
     d = sys.argv[1]
-    parts = [with_workloads(d, make(d), names) for make, names in SECTIONS]
+    parts = [section(d, make.__name__) for make, _ in SECTIONS]
     print("\n".join(p for p in parts if "|" in p))  # sections with results
-    timings = os.path.join(d, "timings.txt")
-    if os.path.exists(timings):
-        with open(timings) as f:
-            print("### Wall and CPU time per run\n\n```\n" + f.read() + "```")
+    if timings(d):
+        print("### Wall and CPU time per run\n\n" + timings(d), end="")
 
 
 if __name__ == "__main__":

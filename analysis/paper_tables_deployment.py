@@ -97,8 +97,10 @@ def cluster_size(d):
                         f"{small.cap(p, 3.5)}; below 30 QPS at {below}/{len(seeds)} seeds",
                         f"**{said}**"])
         verdicts += "\n" + table(["claim", "paper", "kvroute capacity", "verdict"], out)
+    # Each R's reference load is 4 QPS per destination (32, 120, 240), so hit rates compare.
     return "### Cluster size (appendix Table 14)\n\n" + verdicts + "\n" + table(
-        ["R", "Flat-LB hit", "CacheRoute hit", "Flat-LB cap", "CacheRoute cap", "ratio", "paper"], rows)
+        ["R", "Flat-LB hit @4 QPS per destination", "CacheRoute hit @4 QPS per destination",
+         "Flat-LB cap", "CacheRoute cap", "ratio", "paper"], rows)
 
 
 CANARY_SHIFT_S = 120  # canary.yaml: deployment B's weight becomes 9 at 120 s

@@ -2,7 +2,8 @@
 """How long the canary of seed 000 takes to reach its split (docs/reproducing/CANARY_SHIFTING.md):
 scenarios/paper/canary.yaml (λ_h = 10, weights 1 : 9 from 120 s) run for six hours over paired
 seeds, and prints Markdown: B's share of the requests per half hour (mean [95% CI] over the
-seeds) and over the last hour, against the 90% its weight asks for.
+seeds) and over the last hour, against the 90% its weight asks for, with the verdict of
+analysis/paper_stats.py's rule on the last hour.
 
     scripts/canary_convergence.py [path/to/kvroute] [--out DIR] [--seeds N] [--reuse]
 """
@@ -15,6 +16,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
 from experiment_args import experiment_args  # noqa: E402
+from paper_claims import value_claims  # noqa: E402
 from paper_stats import Stats  # noqa: E402
 
 SCENARIO = ROOT / "scenarios/paper/canary.yaml"
@@ -57,7 +59,10 @@ def main():
     for bucket in range(DURATION_S // BUCKET_S):
         label = f"{bucket * BUCKET_S / 3600:g}–{(bucket + 1) * BUCKET_S / 3600:g} h"
         print(f"| {label} | {text([r[bucket] for r in runs])} |")
-    print(f"| last hour | {text([r['last'] for r in runs])} |")
+    print(f"| last hour | {text([r['last'] for r in runs])} |\n")
+    print(value_claims([(f"B's share of the requests converges to 90% (the last hour of "
+                         f"{DURATION_S // 3600} h)", Stats([r["last"] for r in runs]), 90.0, "%")]),
+          end="")
 
 
 if __name__ == "__main__":

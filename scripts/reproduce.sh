@@ -13,7 +13,8 @@
 # writes OUT_DIR/NAME.h5 and NAME.txt; OUT_DIR/timings.txt has the wall and
 # CPU seconds of each; OUT_DIR/tables.md the tables; OUT_DIR/plots/NAME/ the
 # PNGs of `kvroute report --plots`; OUT_DIR/regimes.md and plots/regimes.png the
-# regimes figure (scripts/regimes_figure.py).
+# regimes figure (scripts/regimes_figure.py). scripts/update_reproducing.py OUT_DIR
+# then writes the tables and figures into docs/REPRODUCING.md and docs/reproducing/.
 set -euo pipefail
 out=$(realpath -m "${1:-$(dirname "$0")/../reproduce}")  # relative to where it is run from
 cd "$(dirname "$0")/.."
@@ -271,7 +272,7 @@ run_script canary_convergence scripts/canary_convergence.py
 echo "all experiments: $(($(date +%s) - total_start)) s on $jobs cores" | tee -a "$out/timings.txt" >&2
 
 "$python" analysis/paper_tables.py "$out" >"$out/tables.md"
-echo "wrote $out/tables.md" >&2
+echo "wrote $out/tables.md; scripts/update_reproducing.py $out writes them into docs/" >&2
 # The regimes figure (§5.4): CacheRoute / Flat-LB against the hit rate affinity
 # gains, for the win run, the swept cells and the affinity map's cells.
 if compgen -G "$out/regime_*.h5" >/dev/null; then

@@ -72,6 +72,10 @@ class StatisticsTest(unittest.TestCase):
         self.assertGreater(tie.mean, 1)
         self.assertEqual(verdict(tie, 1.5), "not reproduced")
 
+    def test_a_capacity_over_itself_is_exactly_one(self):
+        caps = {1: Seed(100, 102), 2: Seed(110, 112)}
+        self.assertEqual(paired_ratio(caps, caps).ci, (1.0, 1.0))
+
     def test_a_censored_pair_gives_a_bound(self):
         num = {1: Seed(220, math.inf, right=True), 2: Seed(100, 101), 3: Seed(90, 91)}
         den = {1: Seed(100, 101), 2: Seed(50, 51), 3: Seed(0, 30, left=True)}
