@@ -17,7 +17,7 @@ import sys
 from paper_claims import claims, seed_stats, value_claims
 from paper_results import fmt, load, table
 from paper_stats import Stats, below_load_verdict, digits_near, verdict
-from paper_tables_deployment import burstiness, canary, cluster_size
+from paper_tables_deployment import burstiness, canary, canary_buckets, cluster_size
 from paper_tables_sensitivity import bootstrap_blocks, drift_intervals, system_prompt
 from paper_tables_sweeps import instance_selection, wsweep
 
@@ -335,7 +335,7 @@ SECTIONS = [
     (precision, ["precision_k128", "precision_k256"]),
     (qcap, ["qcap_head00", "qcap_head05", "qcap_head15", "qcap_head25", "qcap_head45"]),
     (wsweep, ["qcap_wsweep"]), (cluster_size, ["cluster_r8", "cluster_r60"]),
-    (canary, ["canary_lambda10", "canary_chat_prompts"]),
+    (canary, ["canary_lambda10", "canary_chat_prompts"]), (canary_buckets, []),
     (instance_selection, ["instance_selection"]),
 ]
 

@@ -106,16 +106,47 @@ def cluster_size(d):
 CANARY_SHIFT_S = 120  # canary.yaml: deployment B's weight becomes 9 at 120 s
 
 
-def canary(d):
-    out = "### Canary shifting (seed 000): deployment B's share over time\n\n"
-    series = {}
-    for lam in ("10", "0"):
-        path = os.path.join(d, f"canary_lambda{lam}.json")
+def canary_series(d):
+    """Deployment B's 10 s buckets of the canary runs: {"10": [...], "0": [...], "chat": [...]}
+    (chat only when run), or None."""
+    out = {}
+    for key, name in (("10", "canary_lambda10"), ("0", "canary_lambda0"),
+                      ("chat", "canary_chat_prompts")):
+        path = os.path.join(d, name + ".json")
         if not os.path.exists(path):
-            return ""
+            if key == "chat":
+                continue
+            return None
         with open(path) as f:
-            series[lam] = [s for s in json.load(f)["deployment_series"]
-                           if s["deployment_name"] == "B"]
+            out[key] = [s for s in json.load(f)["deployment_series"] if s["deployment_name"] == "B"]
+    return out
+
+
+def canary(d):
+    """Seed 000's claims on the canary's split, over the 10 s buckets after the shift."""
+    series = canary_series(d)
+    if series is None:
+        return ""
+    # One time series: the 10 s buckets after the shift are the samples of each claim.
+    after = {lam: [s for s in series[lam] if s["start_s"] >= CANARY_SHIFT_S] for lam in ("10", "0")}
+    last = [s for s in after["10"] if s["start_s"] >= after["10"][-1]["start_s"] - 50]
+    verdicts = value_claims([
+        ("λ_h = 10: B's share of the prompts only A holds, per 10 s bucket after the shift",
+         Stats([100 * s["cold_hit_elsewhere_taken"] / s["cold_hit_elsewhere"]
+                for s in after["10"] if s["cold_hit_elsewhere"]]), 100 * 9 / (2**10 + 9), "%"),
+        ("λ_h = 10: B's share of all requests converges to 90% (the last 60 s)",
+         Stats([100 * s["share"] for s in last]), 90.0, "%"),
+        ("λ_h = 0: B takes 90% at once (every bucket after the shift)",
+         Stats([100 * s["share"] for s in after["0"]]), 90.0, "%"),
+    ], over="10 s buckets")
+    return "### Canary shifting (seed 000): deployment B's share after the shift\n\n" + verdicts
+
+
+def canary_buckets(d):
+    """Deployment B's share and hit rate per 10 s bucket, from the bucket before the shift."""
+    series = canary_series(d)
+    if series is None:
+        return ""
 
     def pct(v):
         return "—" if v is None else f"{100 * v:.2f}%"
@@ -124,34 +155,18 @@ def canary(d):
         return pct(s["cold_hit_elsewhere_taken"] / s["cold_hit_elsewhere"]) \
             if s["cold_hit_elsewhere"] else "—"
 
-    # The same canary with the realistic canary's chat prompts (canary_load.yaml's), when run.
-    chat_path = os.path.join(d, "canary_chat_prompts.json")
-    chat = []
-    if os.path.exists(chat_path):
-        with open(chat_path) as f:
-            chat = [s for s in json.load(f)["deployment_series"] if s["deployment_name"] == "B"]
+    chat = series.get("chat", [])
     rows = []
     for i, (a, b) in enumerate(zip(series["10"], series["0"])):
+        if a["start_s"] < CANARY_SHIFT_S - 10:
+            continue
         rows.append([f"{a['start_s']:g}", pct(a["share"]), cold(a), pct(a["token_hit_rate"]),
                      pct(b["share"]), pct(b["token_hit_rate"])] +
                     ([pct(chat[i]["share"]), pct(chat[i]["token_hit_rate"])] if chat else []))
-    # One time series: the 10 s buckets after the shift are the samples of each claim.
-    after = {lam: [s for s in series[lam] if s["start_s"] >= CANARY_SHIFT_S] for lam in series}
-    last = {lam: [s for s in after[lam] if s["start_s"] >= after[lam][-1]["start_s"] - 50]
-            for lam in series}
-    verdicts = value_claims([
-        ("λ_h = 10: B's share of the prompts only A holds, per 10 s bucket after the shift",
-         Stats([100 * s["cold_hit_elsewhere_taken"] / s["cold_hit_elsewhere"]
-                for s in after["10"] if s["cold_hit_elsewhere"]]), 100 * 9 / (2**10 + 9), "%"),
-        ("λ_h = 10: B's share of all requests converges to 90% (the last 60 s)",
-         Stats([100 * s["share"] for s in last["10"]]), 90.0, "%"),
-        ("λ_h = 0: B takes 90% at once (every bucket after the shift)",
-         Stats([100 * s["share"] for s in after["0"]]), 90.0, "%"),
-    ], over="10 s buckets")
-    out += verdicts + "\n"
-    return out + ("Seed 000: with λ_h = 10 a prompt only A holds goes to B with probability "
-                  "9/(2^10+9) = 0.87% until B holds it too; B's overall share rises towards 90% as "
-                  "it warms. With λ_h = 0 the split is 1:9 at once and B recomputes.\n\n") + table(
+    return ("### Canary shifting (seed 000): deployment B per 10 s bucket\n\n"
+            "Seed 000: with λ_h = 10 a prompt only A holds goes to B with probability "
+            "9/(2^10+9) = 0.87% until B holds it too; B's overall share rises towards 90% as "
+            "it warms. With λ_h = 0 the split is 1:9 at once and B recomputes.\n\n") + table(
         ["bucket start (s)", "B share (λ=10)", "B share of prompts only A holds (λ=10)",
          "B hit (λ=10)", "B share (λ=0)", "B hit (λ=0)"] +
         (["B share (λ=10, chat prompts)", "B hit (λ=10, chat prompts)"] if chat else []), rows)

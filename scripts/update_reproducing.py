@@ -6,7 +6,7 @@ of one run and nothing typed by hand between them.
 A generated block sits between `<!-- BEGIN reproduce WHAT -->` and `<!-- END reproduce WHAT -->`,
 WHAT being one of
     section NAME    a section of analysis/paper_tables.py (NAME is its function), with the
-                    generated workload of each of its runs;
+                    generated workload of each of its runs, its title as a bold caption;
     file NAME.md    OUT/NAME.md as an experiment script printed it (affinity_map, residency,
                     drift_latency, canary_latency, canary_convergence, regimes);
     timings         OUT/timings.txt, each run's wall and CPU time;
@@ -47,9 +47,10 @@ FIGURES = {
 
 
 def calibrations(out):
-    """A table of the q_cap and W values of every CacheRoute entry of every run in `out`."""
+    """A table of the q_cap and W values of every CacheRoute entry of every run in `out` and in
+    the experiment scripts' directories below it (the affinity map's cells)."""
     rows = []
-    for path in sorted(out.glob("*.h5")):
+    for path in sorted(out.rglob("*.h5")):
         with h5py.File(path, "r") as f:
             resolved = f["provenance"]["resolved_scenario_yaml"][()]
         text = resolved.decode() if isinstance(resolved, bytes) else str(resolved)
@@ -62,17 +63,23 @@ def calibrations(out):
                      if m}
             return ", ".join(sorted(found, key=float))
 
-        rows.append(f"| `{path.stem}` | {values('q_cap')} | {values('slots_per_replica')} |")
+        name = path.relative_to(out).with_suffix("").as_posix()
+        rows.append(f"| `{name}` | {values('q_cap')} | {values('slots_per_replica')} |")
     if not rows:
         raise LookupError("calibrations")
     return "| run | q_cap (req/s) | W (slots per replica) |\n|---|---|---|\n" + "\n".join(rows) + "\n"
+
+
+def captioned(section):
+    """The section with its "### title" as a bold caption: the pages have headings of their own."""
+    return re.sub(r"^### (.*)$", r"**\1.**", section, count=1, flags=re.M)
 
 
 def generated(out, what):
     """The text of the block WHAT, from the results in `out`."""
     kind, _, name = what.partition(" ")
     if kind == "section":
-        text = paper_tables.section(str(out), name)
+        text = captioned(paper_tables.section(str(out), name))
     elif kind == "file":
         path = out / name
         text = path.read_text() if path.exists() else ""

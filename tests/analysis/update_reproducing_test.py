@@ -78,6 +78,10 @@ class UpdateTest(unittest.TestCase):
         self.assertEqual((self.figures / "regimes.png").read_bytes(), b"png")
         self.assertIn("affinity_map/affinity_map.png", missing)
 
+    def test_a_sections_title_becomes_its_caption(self):
+        self.assertEqual(u.captioned("### Drift, at 120 QPS\n\n| a |\n### not a title\n"),
+                         "**Drift, at 120 QPS.**\n\n| a |\n### not a title\n")
+
     def test_check_changes_nothing_and_a_second_update_nothing_more(self):
         changed, _ = u.update(self.out, [self.doc], self.figures, check=True)
         self.assertEqual(self.doc.read_text(), DOC)
