@@ -18,7 +18,8 @@ from paper_claims import claims, seed_stats, value_claims
 from paper_results import fmt, load, table
 from paper_stats import Stats, below_load_verdict, digits_near, verdict
 from paper_tables_deployment import burstiness, canary, canary_buckets, cluster_size
-from paper_tables_sensitivity import bootstrap_blocks, drift_intervals, system_prompt
+from paper_tables_sensitivity import (ablation_whales, bootstrap_blocks, drift_intervals,
+                                      system_prompt, zipf_exponent)
 from paper_tables_sweeps import instance_selection, wsweep
 
 def workload_stats(d, name):
@@ -327,7 +328,9 @@ SECTIONS = [
     (flagship, ["flagship"]), (flagship_synthetic, ["flagship_synthetic"]),
     (short_outputs, ["flagship_short_outputs"]),
     (system_prompt, ["flagship_system1024", "flagship_system8192"]),
-    (second_workload, ["second_k128", "second_k256"]), (ablation, ["ablation"]),
+    (second_workload, ["second_k128", "second_k256"]),
+    (zipf_exponent, [f"second_k{k}_s{s}" for s in ("0.8", "1.4") for k in (128, 256)]),
+    (ablation, ["ablation"]), (ablation_whales, ["ablation_whales0", "ablation_whales45"]),
     (regimes, ["regime_win"] + [f"regime_share{a}_sigma{b}" for a in SHARES for b in SIGMAS]),
     (burstiness, ["bursty_poisson", "bursty_gamma", "bursty_bootstrap"]),
     (bootstrap_blocks, ["bursty_bootstrap_block1", "bursty_bootstrap_block1024"]),

@@ -1,7 +1,7 @@
-"""Paper tables of the sweeps over values the paper leaves open (issue 13: a free parameter is
-taken from an outside source or swept, and the whole range shown): the system prompt's size,
-the bootstrap's block and the drift's control interval. analysis/paper_tables.py prints them
-with the others."""
+"""Paper tables of the sweeps over values the paper leaves open (a free parameter is taken from
+an outside source or swept, and the whole range shown): the system prompt's size, the second
+rate vector's Zipf exponent, the ablation's whales, the bootstrap's block and the drift's
+control interval. analysis/paper_tables.py prints them with the others."""
 from paper_claims import claims
 from paper_results import load, table
 from paper_stats import digits_near, paired_ratio
@@ -89,3 +89,58 @@ def drift_intervals(d):
     return ("### Sensitivity: the drift's control interval (§3.2)\n\n" + table(
         ["interval", "replanning", "hit @ref", "churn per rebuild", "cap @3.5 s",
          "cap / stale's"], rows))
+
+
+ZIPF_RUNS = (("0.8", "_s0.8"), ("1.1 (the file's)", ""), ("1.4", "_s1.4"))
+
+
+def zipf_exponent(d):
+    """The second workload (§5.2) with its rate vector's Zipf exponent at 0.8, 1.1 and 1.4 for
+    both active sets: capacities, CacheRoute against DualMap and CHWBL, and the paper's claims
+    (a tie at K128, CacheRoute 1.6× DualMap at K256) at each exponent."""
+    rows, verdicts = [], []
+    for s, suffix in ZIPF_RUNS:
+        for k in ("128", "256"):
+            run = load(d, f"second_k{k}{suffix}")
+            if not run:
+                continue
+            vs_dualmap = run.ratio("cacheroute", "dualmap", 3.5)
+            rows.append([s, f"K{k}"] + [run.cap(p, 3.5) for p in ("flat_lb", "chwbl", "dualmap",
+                                                                  "cacheroute")] +
+                        [ratio_text(vs_dualmap), ratio_text(run.ratio("cacheroute", "chwbl", 3.5))])
+            verdicts.append((f"s = {s.split()[0]}, K{k}: CacheRoute / DualMap", vs_dualmap,
+                             1.0 if k == "128" else 160 / 100))
+    if not rows:
+        return ""
+    return ("### Sensitivity: the second rate vector's Zipf exponent (§5.2)\n\n" + table(
+        ["Zipf s", "active set", "Flat-LB cap @3.5 s", "CHWBL cap", "DualMap cap",
+         "CacheRoute cap", "CacheRoute / DualMap", "CacheRoute / CHWBL"], rows) + "\n" +
+        claims(verdicts))
+
+
+WHALE_RUNS = (("none", "ablation_whales0"), ("15% + 10% (the file's)", "ablation"),
+              ("30% + 15%", "ablation_whales45"))
+ABLATION_PARTS = (("affinity", 1.0), ("replication", 1.0), ("cacheroute", 500 / 240))
+
+
+def ablation_whales(d):
+    """The ablation (§5.3) without whales and with twice the file's head: each configuration's
+    capacity and imbalance, and the paper's three capacity claims at each head."""
+    rows, verdicts = [], []
+    for head, name in WHALE_RUNS:
+        run = load(d, name)
+        if not run:
+            continue
+        q = run.reference_qps()
+        rows.append([head, "flat_lb", run.at("flat_lb", q, "imbalance", 1, 2, "×"),
+                     run.cap("flat_lb", 3.5), "—"])
+        for p, published in ABLATION_PARTS:
+            ratio = run.ratio(p, "flat_lb", 3.5)
+            rows.append([head, p, run.at(p, q, "imbalance", 1, 2, "×"), run.cap(p, 3.5),
+                         ratio_text(ratio)])
+            verdicts.append((f"whales {head.split(' (')[0]}: {p} / Flat-LB", ratio, published))
+    if not rows:
+        return ""
+    return ("### Sensitivity: the ablation's whales (§5.3)\n\n" + table(
+        ["whales", "configuration", "imbalance @ref", "cap @3.5 s", "vs Flat-LB"], rows) + "\n" +
+        claims(verdicts))

@@ -157,7 +157,32 @@ if wanted second_k256; then
   run second_k256 scenarios/paper/second_workload.yaml "${k256[@]}" \
     --set "policies=[flat_lb, chwbl, dualmap, {$entry, interval_s: 3600}]"
 fi
+# The second rate vector's shape is assumed (Zipf s = 1.1): run again at s = 0.8
+# and 1.4 for both active sets, each a workload of its own, recalibrated.
+for s in 0.8 1.4; do
+  for k in 128 256; do
+    wanted "second_k${k}_s$s" || continue
+    zipf=(--set "workload.rate_skew={kind: zipf, s: $s}" --set "workload.active_keys=$k")
+    entry=$(calibrated scenarios/paper/second_workload.yaml "${zipf[@]}")
+    run "second_k${k}_s$s" scenarios/paper/second_workload.yaml "${zipf[@]}" \
+      --set "policies=[flat_lb, chwbl, dualmap, {$entry, interval_s: 3600}]"
+  done
+done
 run ablation scenarios/paper/ablation.yaml
+# The ablation's whales are assumed (15% and 10%): run again without whales and
+# with twice the head (30% and 15%), CacheRoute's parts recalibrated for each.
+for whales in "[]" "[0.30, 0.15]"; do
+  name=ablation_whales$([ "$whales" = "[]" ] && echo 0 || echo 45)
+  wanted "$name" || continue
+  head=(--set "workload.whales=$whales")
+  entry=$(calibrated scenarios/paper/ablation.yaml "${head[@]}")
+  parts="flat_lb"
+  for part in affinity replication; do
+    parts+=", {$entry, label: $part, ablation: $part, interval_s: 3600}"
+  done
+  run "$name" scenarios/paper/ablation.yaml "${head[@]}" \
+    --set "policies=[$parts, {$entry, label: cacheroute, interval_s: 3600}]"
+done
 run regime_win scenarios/paper/regime_win.yaml
 # §5.4's lose and tie rows ("aggregate workloads" A and B) differ in how much
 # of the traffic shares a prefix and how skewed the key rates are; the paper
