@@ -43,7 +43,7 @@ mkdir -p "$out/plots"
 # conversation, whose timestamps are rounded to 3 s), so it is the source; blocks
 # of 64 gaps keep their short-range correlation (docs/reproducing/BURSTINESS.md);
 # blocks of 1 and 1,024 are run too.
-bootstrap_trace=../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv
+azure_code=../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv
 
 # run NAME SCENARIO [kvroute run arguments...]
 run() {
@@ -129,9 +129,8 @@ run flagship_synthetic scenarios/paper/flagship_synthetic.yaml
 # Sensitivity (not in the paper): the flagship on the Azure 2023 code trace's
 # lengths (outputs median 13 tokens), where prefill dominates; q_cap and W
 # recalibrated by `kvroute calibrate` for it.
-code=../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv
-short=(--set "workload.prompt.new_tokens={kind: empirical, file: $code, column: ContextTokens}"
-  --set "workload.output_tokens={kind: empirical, file: $code, column: GeneratedTokens}")
+short=(--set "workload.prompt.new_tokens={kind: empirical, file: $azure_code, column: ContextTokens}"
+  --set "workload.output_tokens={kind: empirical, file: $azure_code, column: GeneratedTokens}")
 if wanted flagship_short_outputs; then
   entry=$(calibrated scenarios/paper/flagship_synthetic.yaml --slo 1 "${short[@]}")
   run flagship_short_outputs scenarios/paper/flagship_synthetic.yaml "${short[@]}" \
@@ -214,7 +213,7 @@ for block in 1 64 1024; do
   name=bursty_bootstrap
   [ "$block" = 64 ] || name+="_block$block"
   run "$name" scenarios/paper/flagship_synthetic.yaml --policies flat_lb,cacheroute \
-    --set "workload.arrivals={kind: bootstrap, file: $bootstrap_trace, block: $block}"
+    --set "workload.arrivals={kind: bootstrap, file: $azure_code, block: $block}"
 done
 run drift scenarios/paper/drift.yaml
 # The control interval is assumed (60 s; the paper gives sigma and six
