@@ -42,7 +42,8 @@ mkdir -p "$out/plots"
 # for Azure conversation, 1.01 for Mooncake synthetic and 3.03 for Mooncake
 # conversation, whose timestamps are rounded to 3 s), so it is the source; blocks
 # of 64 gaps keep their short-range correlation (docs/reproducing/BURSTINESS.md);
-# blocks of 1 and 1,024 are run too.
+# blocks of 1 and 1,024 are run too. The short-output flagship draws its lengths
+# from the same trace.
 azure_code=../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv
 
 # run NAME SCENARIO [kvroute run arguments...]
