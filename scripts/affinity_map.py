@@ -142,7 +142,7 @@ def plot(cells, out):
     bar.minorticks_off()
     path = out / "affinity_map.png"
     fig.savefig(path, dpi=120)
-    print(f"\nwrote {path}")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def workload_line(out, name):

@@ -85,7 +85,7 @@ def plot(rows, directory):
     fig.tight_layout()
     path = pathlib.Path(directory) / "regimes.png"
     fig.savefig(path, dpi=120)
-    print(f"\nwrote {path}")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def main():

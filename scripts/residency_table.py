@@ -74,7 +74,7 @@ def plot_revisits(cells, out):
     fig.tight_layout()
     path = out / "revisit_times.png"
     fig.savefig(path, dpi=120)
-    print(f"\nwrote {path}")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 def main():
