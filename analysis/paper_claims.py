@@ -4,11 +4,16 @@ from paper_results import table
 from paper_stats import Stats, digits_near, published_text, verdict
 
 
+def ratio_text(stats):
+    """A ratio's mean [95% CI] with a "×", one digit more where a bound would print as 1.00."""
+    return stats.text(digits_near(stats), "×")
+
+
 def claims(rows, header="claim (capacity ratio)"):
     """A verdict table: rows of (claim, ratio Stats, published ratio low[, high])."""
     out = []
     for claim, stats, *published in rows:
-        out.append([claim, published_text(*published), stats.text(digits_near(stats), "×"),
+        out.append([claim, published_text(*published), ratio_text(stats),
                     f"**{verdict(stats, *published)}**"])
     return table([header, "paper", "kvroute: mean [95% CI] over seeds", "verdict"], out)
 

@@ -3,7 +3,7 @@ sweep beside appendix Table 13 (`qcap_wsweep`) and seed 000's instance-level sel
 (`instance_selection`); analysis/paper_tables.py prints them with the others."""
 import re
 
-from paper_claims import claims
+from paper_claims import claims, ratio_text
 from paper_results import load, table
 from paper_stats import digits_near
 
@@ -24,7 +24,7 @@ def wsweep(d):
     for w, p in labelled:
         ratio = run.ratio(p, "flat_lb", 3.5)
         rows.append([str(w), run.at(p, q, "plan_admitted_keys", 1, 0), run.hit(p, q),
-                     run.cap(p, 3.5), ratio.text(digits_near(ratio), "×")])
+                     run.cap(p, 3.5), ratio_text(ratio)])
         verdicts.append((f"W = {w}: CacheRoute / Flat-LB", ratio, 1.5))
     return (f"### W (warm-slot) sweep at the no-head workload's calibrated q_cap, "
             f"{run.seed_count()} paired seeds; hit at {q:g} QPS\n\n" +

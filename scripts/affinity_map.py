@@ -69,10 +69,10 @@ def cell_name(output, sigma, skew=OWN_SKEW, prefix_free=0):
     return f"out{output}_sigma{sigma}"
 
 
-def calibrated_cacheroute(binary, sets):
-    """CacheRoute's policy entry with the q_cap and W `kvroute calibrate` gives the cell, and
-    the paper's hourly replanning."""
-    calibration = subprocess.run([binary, "calibrate", str(SCENARIO), *sets], check=True,
+def calibrated_cacheroute(binary, sets, scenario=SCENARIO):
+    """CacheRoute's policy entry with the q_cap and W `kvroute calibrate` gives the cell (or the
+    workload of `scenario` with `sets`), and the paper's hourly replanning."""
+    calibration = subprocess.run([binary, "calibrate", str(scenario), *sets], check=True,
                                  capture_output=True, text=True).stdout
     entry = re.search(r"^as a policy entry: \{(.*)\}$", calibration, re.M).group(1)
     return f"{{{entry}, interval_s: 3600}}"

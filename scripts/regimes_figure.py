@@ -22,7 +22,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "analysis"))
 from figures import pyplot  # noqa: E402
 from paper_results import Run  # noqa: E402
-from paper_stats import digits_near  # noqa: E402
+from paper_claims import ratio_text  # noqa: E402
 
 SLO_S = 3.5  # the paper's p99 TTFT threshold, every run's capacity SLO
 # The paper's rows (seed 003 §5.4): (name, Flat-LB hit %, affinity hit %, ratio low, high).
@@ -105,7 +105,7 @@ def main():
     print("|---|---:|---:|---:|---:|")
     for kind, label, gain, flat, cache, ratio in rows:
         print(f"| {label} | {flat:.1f}% | {cache:.1f}% | {gain:.1f} | "
-              f"{ratio.text(digits_near(ratio), '×')} |")
+              f"{ratio_text(ratio)} |")
     print("\nThe paper's rows: " + "; ".join(
         f"{name} {flat}% → {cache}% (gain {cache - flat:.1f}), "
         f"{low:g}{'–%g' % high if high != low else ''}×" for name, flat, cache, low, high in PAPER))

@@ -86,10 +86,12 @@ def flagship():
     check(caps["sticky"] < caps["flat_lb"], "§5.1 Sticky's capacity is below Flat-LB's", str(caps))
 
 
-def calibrated(scenario, *args):
-    """CacheRoute's policy entry as `kvroute calibrate` measures it (one seed, for speed)."""
-    out = kvroute("calibrate", scenario, "--set", "seeds=1", *args)
-    return re.search(r"^as a policy entry: \{(.*)\}$", out, re.M).group(1)
+def affinity_map_script():
+    """scripts/affinity_map.py, whose cells and calibration the reduced checks share."""
+    sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
+    import affinity_map
+    return affinity_map
 
 
 def system_prompt():
@@ -101,10 +103,12 @@ def system_prompt():
     for tokens, grid in ((1024, "[60, 120, 180, 200, 220, 240, 280]"),
                          (8192, "[20, 30, 40, 50, 60, 90, 120, 150, 180]")):
         sets = ("--set", f"workload.prompt.system_tokens={tokens}")
-        entry = calibrated(scenario, "--slo", "1", *sets)
+        # Calibrated on one seed, for speed.
+        entry = affinity_map_script().calibrated_cacheroute(
+            KVROUTE, ["--set", "seeds=1", "--slo", "1", *sets], scenario)
         _, cap = run(f"system{tokens}", scenario, *sets, "--seeds", "1",
                      "--set", "duration_s=150", "--set", "warmup_s=40", "--set", f"sweep.qps={grid}",
-                     "--set", f"policies=[flat_lb, {{{entry}, interval_s: 3600}}]")
+                     "--set", f"policies=[flat_lb, {entry}]")
         ratios[tokens] = capacity(cap, "cacheroute", 1) / capacity(cap, "flat_lb", 1)
     check(abs(ratios[1024] - 1) < 0.15,
           "§1d with a 1,024-token system prompt CacheRoute ties Flat-LB", f"{ratios[1024]:.2f}×")
@@ -176,9 +180,9 @@ def affinity_map():
     as short outputs free KV until W × 30 destinations cover the 1,500 active keys; and
     CacheRoute / Flat-LB falls in the paper's band at 12 tokens with the heavy tail (σ 1.6:
     4.92×)."""
-    sys.dont_write_bytecode = True  # no __pycache__ left in scripts/
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../scripts"))
-    from affinity_map import PUBLISHED, SCENARIO, TOLERANCE, calibrated_cacheroute, cell_overrides
+    script = affinity_map_script()
+    PUBLISHED, SCENARIO, TOLERANCE = script.PUBLISHED, script.SCENARIO, script.TOLERANCE
+    calibrated_cacheroute, cell_overrides = script.calibrated_cacheroute, script.cell_overrides
 
     text = SCENARIO.read_text()
     replicas = int(re.search(r"replicas: (\d+)", text).group(1))
