@@ -188,7 +188,7 @@ void BlockRunTree::Compact(uint32_t need) {
   if (live_words < top_) Reclaim();
   const uint64_t wanted = uint64_t{top_} + need;
   if (2 * wanted > uint64_t{runs_.size()}) {
-    runs_.resize(std::max<uint64_t>(2 * runs_.size(), 2 * wanted));
+    runs_.Grow(std::max<uint64_t>(2 * runs_.size(), 2 * wanted));
   }
 }
 

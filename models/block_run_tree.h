@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "models/hash_index.h"
+#include "sim/core/growable_words.h"
 
 namespace kvroute::models {
 
@@ -143,7 +144,7 @@ class BlockRunTree {
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
   uint32_t live_ = 0;
-  std::vector<uint64_t> runs_;     // the arena
+  sim::GrowableWords runs_;        // the arena
   uint32_t top_ = 0;               // runs_[top_, size) is free
   HashIndex index_;                // a node's first block -> the node
   std::vector<uint32_t> scratch_;  // compaction order
