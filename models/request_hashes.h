@@ -39,13 +39,16 @@ class RequestHashes {
     return output_;
   }
 
-  // The hashes to write directly (a deferred hashing is done first).
+  // The hashes to write directly (a deferred hashing is done first). Hashes
+  // written here are never forgotten.
   std::vector<uint64_t>* mutable_prompt() {
     Resolve();
+    recomputable_ = false;
     return &prompt_;
   }
   std::vector<uint64_t>* mutable_output() {
     Resolve();
+    recomputable_ = false;
     return &output_;
   }
 
@@ -60,12 +63,29 @@ class RequestHashes {
     output_segment_ = output;
     hasher_ = std::move(hasher);
     pending_ = true;
+    recomputable_ = true;
+  }
+
+  // Gives the computed chains' storage back to the hasher and computes them
+  // again when they are next read, as HashLater does; returns whether it did
+  // (only chains HashLater fixed and nothing wrote can be forgotten). For a
+  // request that will wait behind many others before anything reads its
+  // blocks again: an overloaded run's queues then hold segments, not
+  // thousands of hashes per request, and the storage serves the requests
+  // being routed (docs/PERFORMANCE.md, "Hashes of deep-queued requests").
+  // Values never change: hashing is a pure function of the segments.
+  bool Forget() {
+    if (pending_ || !recomputable_) return false;
+    hasher_->GiveBack(&prompt_, &output_);
+    pending_ = true;
+    return true;
   }
 
   // Empties both chains. Hashed by a SequenceHasher, their storage goes back
   // to it for the next request it hashes; written directly, it stays here.
   void Clear() {
     pending_ = false;
+    recomputable_ = false;
     if (hasher_ != nullptr) {
       hasher_->GiveBack(&prompt_, &output_);
       hasher_.reset();
@@ -88,6 +108,7 @@ class RequestHashes {
   mutable std::vector<uint64_t> prompt_;
   mutable std::vector<uint64_t> output_;
   mutable bool pending_ = false;  // hashing is deferred to the first read
+  bool recomputable_ = false;     // the chains are the segments' (HashLater)
   // The hasher the chains are (to be) computed with, which takes their
   // storage back on Clear.
   std::shared_ptr<SequenceHasher> hasher_;

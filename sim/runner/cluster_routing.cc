@@ -159,11 +159,26 @@ void ClusterSimulation::Enqueue(uint32_t slot, Time now) {
     // disaggregated cluster, the decode replica).
     if (!r.prefill_only) metrics_.OnDispatched(r.request, r.replica);
     StartIteration(r.replica, now);
+    ForgetHashesIfQueuedDeep(slot);
     ApplyMoves(d, now);
   } else {
     metrics_.OnRejected(r.request);
     Release(slot, analysis::RequestRecord::Outcome::kRejected, now);
   }
+}
+
+// A request that waits behind many others (PointSpec) will not have its blocks
+// read by its engine for many prefills; until then it keeps its segments,
+// not its hashes (RequestHashes::Forget). Where a policy read them to route
+// (dualmap, preble, the prefix indexes) and the run is overloaded, those
+// hashes were most of the run's memory, each new request faulting in fresh
+// pages for its own; a request that is admitted later is hashed again, from
+// the hasher's memory for the segments that repeat. No result changes.
+void ClusterSimulation::ForgetHashesIfQueuedDeep(uint32_t slot) {
+  models::InFlightRequest& r = pool_[slot];
+  if (r.ever_admitted || replicas_[r.replica]->waiting_count() <= spec_.forget_hashes_behind)
+    return;
+  r.request.hashes.Forget();
 }
 
 // A request whose replica is lost is retried on another one up to the

@@ -18,6 +18,10 @@ struct PointSpec {
   size_t policy_index = 0;  // into scenario.policies
   double qps = 0;
   uint64_t seed = 0;
+  // A request queued behind more than this many keeps its segments, not its
+  // block hashes, until they are read again (RequestHashes::Forget). Only
+  // memory and time depend on it; tests set it to compare.
+  uint32_t forget_hashes_behind = 32;
 };
 
 // Deterministic: the same scenario and spec give a bit-identical result.

@@ -75,6 +75,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void OnTransferred(uint32_t slot, Time now);
   void OnLost(uint32_t slot, Time now);
   void ApplyMoves(uint32_t d, Time now);
+  void ForgetHashesIfQueuedDeep(uint32_t slot);
   void OnReplicaFailure(uint32_t replica, Time now);
 
   const Scenario& scenario_;

@@ -126,5 +126,44 @@ TEST(RequestHashesTest, AFinishedRequestsStorageGoesToTheNextOneHashed) {
   EXPECT_TRUE(waiting.hashes.pending());
 }
 
+TEST(RequestHashesTest, ForgottenHashesAreComputedAgainWhenRead) {
+  auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
+  const std::vector<PromptSegment> segments{{1, 1600}, {5, 37}};
+  Request queued, next;
+  queued.hashes.HashLater(hasher, segments, {2, 40});
+  EXPECT_FALSE(queued.hashes.Forget());  // nothing computed yet
+  const std::vector<uint64_t> prompt = queued.hashes.prompt();
+  const std::vector<uint64_t> output = queued.hashes.output();
+  const uint64_t* storage = queued.hashes.prompt().data();
+  EXPECT_TRUE(queued.hashes.Forget());
+  EXPECT_TRUE(queued.hashes.pending());
+  // The storage serves the next request hashed.
+  next.hashes.HashLater(hasher, std::vector<PromptSegment>{{3, 800}}, {4, 16});
+  EXPECT_EQ(next.hashes.prompt().data(), storage);
+  EXPECT_EQ(next.hashes.prompt().size(), 50u);
+  EXPECT_EQ(queued.hashes.prompt(), prompt);
+  EXPECT_EQ(queued.hashes.output(), output);
+  EXPECT_EQ(prompt.size(), 102u);  // 1,637 tokens
+  EXPECT_EQ(output.size(), 2u);    // 1,677 tokens: blocks 103 and 104
+}
+
+TEST(RequestHashesTest, WrittenOrClearedHashesAreNotForgotten) {
+  auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
+  Request r;
+  r.hashes.HashLater(hasher, std::vector<PromptSegment>{{1, 64}}, {2, 16});
+  r.hashes.mutable_prompt()->push_back(99);  // no longer the segments' chain
+  EXPECT_FALSE(r.hashes.Forget());
+  EXPECT_EQ(r.hashes.prompt().back(), 99u);
+  r.hashes.Clear();
+  EXPECT_FALSE(r.hashes.Forget());
+  EXPECT_TRUE(r.hashes.prompt().empty());
+  // Written directly, never deferred: nothing to hash them again from.
+  Request direct;
+  HashPromptBlocks(std::vector<PromptSegment>{{1, 64}}, kHashedBlockTokens,
+                   direct.hashes.mutable_prompt());
+  EXPECT_FALSE(direct.hashes.Forget());
+  EXPECT_EQ(direct.hashes.prompt().size(), 4u);
+}
+
 }  // namespace
 }  // namespace kvroute::models
