@@ -3,57 +3,45 @@
 // std::vector<uint64_t>::resize zeroes every new word and copies the old ones
 // into a fresh allocation; for an arena that doubles as it fills (the prefix
 // trees' runs, models/block_run_tree.h) each growth then faults in and writes
-// twice the memory the arena will ever hold. On Preble's global tree over the
-// Mooncake-length flagship that was ~40% of a run's time, in the kernel
-// clearing pages (docs/PERFORMANCE.md, "Arenas grown in place"). Here growth
-// is realloc: the C library extends the block in place where it can (the top
-// of the heap) or moves the pages of a block it mapped on its own (Linux's
-// mremap), and new words are left as they are, to be written before they
-// are read.
+// several times the memory the arena will ever use. On Preble's global tree
+// over the Mooncake-length flagship that was ~40% of a run's time, in the
+// kernel clearing pages (docs/PERFORMANCE.md, "Arenas that grow in place").
+// Here a small array is grown with realloc, and one past kMappedBytes is a
+// mapping of its own grown with Linux's mremap, which moves the pages rather
+// than their contents; either way new words are left as they are, to be
+// written before they are read, and pages never written are never faulted in.
 #ifndef KVROUTE_SIM_CORE_GROWABLE_WORDS_H_
 #define KVROUTE_SIM_CORE_GROWABLE_WORDS_H_
 
+#include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <utility>
 
 namespace kvroute::sim {
 
 class GrowableWords {
  public:
+  // Arrays at least this large are mapped on their own (where the platform
+  // can remap); smaller ones live in the C library's heap.
+  static constexpr size_t kMappedBytes = size_t{2} << 20;
+
   GrowableWords() = default;
   explicit GrowableWords(size_t size) { Grow(size); }
   GrowableWords(const GrowableWords& other) : GrowableWords() { *this = other; }
-  GrowableWords(GrowableWords&& other) noexcept
-      : words_(std::exchange(other.words_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-  GrowableWords& operator=(const GrowableWords& other) {
-    if (this == &other) return *this;
-    Free();
-    Grow(other.size_);
-    if (size_ > 0) std::memcpy(words_, other.words_, size_ * sizeof(uint64_t));
-    return *this;
-  }
+  GrowableWords(GrowableWords&& other) noexcept { Swap(other); }
+  GrowableWords& operator=(const GrowableWords& other);
   GrowableWords& operator=(GrowableWords&& other) noexcept {
-    if (this != &other) {
-      Free();
-      words_ = std::exchange(other.words_, nullptr);
-      size_ = std::exchange(other.size_, 0);
-    }
+    GrowableWords gone(std::move(*this));  // an empty default, then the swap
+    Swap(other);
     return *this;
   }
   ~GrowableWords() { Free(); }
 
   // Makes the array at least `size` words long (it never shrinks), keeping
   // its words; words beyond the old size are unspecified until written.
-  void Grow(size_t size) {
-    if (size <= size_) return;
-    void* grown = std::realloc(words_, size * sizeof(uint64_t));
-    if (grown == nullptr) throw std::bad_alloc();
-    words_ = static_cast<uint64_t*>(grown);
-    size_ = size;
-  }
+  // Throws std::bad_alloc when memory cannot be had.
+  void Grow(size_t size);
 
   size_t size() const { return size_; }
   uint64_t* data() { return words_; }
@@ -62,14 +50,16 @@ class GrowableWords {
   const uint64_t& operator[](size_t i) const { return words_[i]; }
 
  private:
-  void Free() {
-    std::free(words_);
-    words_ = nullptr;
-    size_ = 0;
+  void Swap(GrowableWords& other) noexcept {
+    std::swap(words_, other.words_);
+    std::swap(size_, other.size_);
+    std::swap(mapped_bytes_, other.mapped_bytes_);
   }
+  void Free();
 
   uint64_t* words_ = nullptr;
   size_t size_ = 0;
+  size_t mapped_bytes_ = 0;  // the mapping's length; 0 while in the heap
 };
 
 }  // namespace kvroute::sim

@@ -39,6 +39,11 @@ bool HugePagesOnRequest() {
   return modes.find("[madvise]") != std::string::npos;
 }
 
+#ifdef KVROUTE_HUGE_PAGE_HEAP
+// Set once, by BackHeapWithHugePages, before any other thread runs.
+bool heap_marked = false;
+#endif
+
 }  // namespace
 
 bool BackHeapWithHugePages(std::size_t reserve_bytes) {
@@ -61,10 +66,20 @@ bool BackHeapWithHugePages(std::size_t reserve_bytes) {
   if (!HeapBounds(&begin, &end)) return false;
   const uintptr_t page = 4096;
   begin = (begin + page - 1) & ~(page - 1);
-  return madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) == 0;
+  heap_marked = madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE) == 0;
+  return heap_marked;
 #else
   (void)reserve_bytes;
   return false;
+#endif
+}
+
+void MarkLikeTheHeap(void* begin, std::size_t bytes) {
+#ifdef KVROUTE_HUGE_PAGE_HEAP
+  if (heap_marked) madvise(begin, bytes, MADV_HUGEPAGE);  // a hint: failing is harmless
+#else
+  (void)begin;
+  (void)bytes;
 #endif
 }
 

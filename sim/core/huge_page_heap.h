@@ -26,6 +26,10 @@ namespace kvroute::sim {
 // KVROUTE_HUGE_PAGES is "0".
 bool BackHeapWithHugePages(std::size_t reserve_bytes);
 
+// Marks a region the program mapped itself (page-aligned) for huge pages if
+// BackHeapWithHugePages marked the heap, so that it follows the same choice.
+void MarkLikeTheHeap(void* begin, std::size_t bytes);
+
 // The heap's current extent is marked for huge pages (its VmFlags hold "hg"
 // in /proc/self/smaps). False where that cannot be read.
 bool HeapMarkedForHugePages();

@@ -38,28 +38,34 @@ TEST(GrowableWordsTest, GrowingKeepsTheWordsWritten) {
   ExpectFilled(words, 0, words.size(), 1);
 }
 
+// In the heap and mapped on their own.
 TEST(GrowableWordsTest, CopiesAreDeepAndMovesEmptyTheSource) {
-  GrowableWords a(300);
-  Fill(&a, 0, 300, 7);
-  GrowableWords b = a;
-  Fill(&a, 0, 300, 8);  // the copy keeps its own words
-  ExpectFilled(b, 0, 300, 7);
-  GrowableWords c;
-  c = b;
-  ExpectFilled(c, 0, 300, 7);
-  const GrowableWords& same = c;
-  c = same;  // assigned to itself: keeps the words
-  ExpectFilled(c, 0, 300, 7);
-  GrowableWords d = std::move(c);
-  EXPECT_EQ(c.size(), 0u);
-  EXPECT_EQ(c.data(), nullptr);
-  ExpectFilled(d, 0, 300, 7);
-  a = std::move(d);
-  EXPECT_EQ(d.size(), 0u);
-  ExpectFilled(a, 0, 300, 7);
-  GrowableWords empty;
-  a = empty;
-  EXPECT_EQ(a.size(), 0u);
+  for (size_t n : {size_t{300}, GrowableWords::kMappedBytes / sizeof(uint64_t) + 5}) {
+    SCOPED_TRACE(n);
+    GrowableWords a(n);
+    Fill(&a, 0, n, 7);
+    GrowableWords b = a;
+    Fill(&a, 0, n, 8);  // the copy keeps its own words
+    ExpectFilled(b, 0, n, 7);
+    GrowableWords c;
+    c = b;
+    ExpectFilled(c, 0, n, 7);
+    const GrowableWords& same = c;
+    c = same;  // assigned to itself: keeps the words
+    ExpectFilled(c, 0, n, 7);
+    GrowableWords d = std::move(c);
+    EXPECT_EQ(c.size(), 0u);
+    EXPECT_EQ(c.data(), nullptr);
+    ExpectFilled(d, 0, n, 7);
+    a = std::move(d);
+    EXPECT_EQ(d.size(), 0u);
+    ExpectFilled(a, 0, n, 7);
+    a.Grow(3 * n);  // a moved-in array grows as its own
+    ExpectFilled(a, 0, n, 7);
+    GrowableWords empty;
+    a = empty;
+    EXPECT_EQ(a.size(), 0u);
+  }
 }
 
 }  // namespace
