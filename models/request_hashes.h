@@ -3,9 +3,10 @@
 // On a workload whose prompts run to tens of thousands of tokens, most of an
 // overloaded run's requests wait in a queue until the run ends, and hashing
 // every prompt on arrival cost those never-admitted requests over half the
-// run's CPU (docs/PERFORMANCE.md, "Prompts hashed when first read"). A
-// request whose policy routes it without reading its blocks (flat_lb, sticky,
-// chwbl, cacheroute) is hashed when its engine first looks it up, or never.
+// run's CPU (docs/performance/EARLIER_PASSES.md, "Prompts hashed when first
+// read"). A request whose policy routes it without reading its blocks
+// (flat_lb, sticky, chwbl, cacheroute) is hashed when its engine first looks
+// it up, or never.
 //
 // The hashes are those the source's SequenceHasher would have given on
 // arrival: the segments are kept, and the hasher's memory is exact.
