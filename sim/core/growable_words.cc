@@ -1,7 +1,9 @@
 #include "sim/core/growable_words.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 #include "sim/core/huge_page_heap.h"

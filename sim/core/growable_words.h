@@ -8,14 +8,14 @@
 // kernel clearing pages (docs/PERFORMANCE.md, "Arenas that grow in place").
 // Here a small array is grown with realloc, and one past kMappedBytes is a
 // mapping of its own grown with Linux's mremap, which moves the pages rather
-// than their contents; either way new words are left as they are, to be
-// written before they are read, and pages never written are never faulted in.
+// than their contents. Either way new words are left as they are, to be
+// written before they are read, and a mapping's pages are faulted in only
+// when first written.
 #ifndef KVROUTE_SIM_CORE_GROWABLE_WORDS_H_
 #define KVROUTE_SIM_CORE_GROWABLE_WORDS_H_
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 
 namespace kvroute::sim {
