@@ -11,7 +11,8 @@
 //    equal, so a node is matched in O(1), and where a chain leaves a node the
 //    point is found by binary search, in O(log run).
 // REQUIRES of every chain given: hashes are chained (two chains with an equal
-// hash at position j are equal up to j), non-zero, and distinct within a chain.
+// hash at position j are equal up to j), non-zero, and distinct within a chain;
+// for speed, not correctness, their bits uniform (they index a BlockHashIndex).
 //
 // Runs live in one arena of hashes, not in per-node vectors: a node is a range
 // of it, a split cuts the range in two, appending grows it in place when it
@@ -81,7 +82,7 @@ class BlockRunTree {
   // ending with the block before it), or kNone.
   uint32_t Child(uint64_t first) const {
     const uint32_t node = index_.Find(first);
-    return node == HashIndex::kAbsent ? kNone : node;
+    return node == BlockHashIndex::kAbsent ? kNone : node;
   }
 
   // Start loading what Child(first) and then MatchRun(node, ...) read, so
@@ -146,7 +147,7 @@ class BlockRunTree {
   uint32_t live_ = 0;
   sim::GrowableWords runs_;        // the arena
   uint32_t top_ = 0;               // runs_[top_, size) is free
-  HashIndex index_;                // a node's first block -> the node
+  BlockHashIndex index_;           // a node's first block -> the node
   std::vector<uint32_t> scratch_;  // compaction order
 };
 

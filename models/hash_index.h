@@ -4,6 +4,12 @@
 // fill (block_run_tree.h and the routers' per-replica entries). Linear probing
 // with backward-shift deletion, keys and values side by side so a probe reads
 // one cache line. Allocates only when it grows.
+//
+// A key's home slot is its low bits after a mixing step, so that structured
+// keys (a node and a replica packed together) spread. Keys that are already
+// uniform, as chained block hashes are (the SplitMix64 finalizer's output,
+// sim/core/hashing.h), skip the mixing: BlockHashIndex, the prefix trees'
+// first-block index, probed several times per request and replica.
 #ifndef KVROUTE_MODELS_HASH_INDEX_H_
 #define KVROUTE_MODELS_HASH_INDEX_H_
 
@@ -15,11 +21,12 @@
 
 namespace kvroute::models {
 
-class HashIndex {
+template <bool kMixKeys>
+class BasicHashIndex {
  public:
   static constexpr uint32_t kAbsent = UINT32_MAX;
 
-  HashIndex() : slots_(16) {}
+  BasicHashIndex() : slots_(16) {}
 
   uint32_t Find(uint64_t key) const {
     for (uint64_t i = Home(key);; i = (i + 1) & mask()) {
@@ -84,7 +91,10 @@ class HashIndex {
   };
 
   uint64_t mask() const { return slots_.size() - 1; }
-  uint64_t Home(uint64_t key) const { return sim::Mix64(key) & mask(); }
+  uint64_t Home(uint64_t key) const {
+    if constexpr (kMixKeys) key = sim::Mix64(key);
+    return key & mask();
+  }
   void Grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
@@ -97,6 +107,10 @@ class HashIndex {
   std::vector<Slot> slots_;
   uint32_t size_ = 0;
 };
+
+using HashIndex = BasicHashIndex<true>;
+// REQUIRES of its keys: uniformly distributed bits (chained block hashes).
+using BlockHashIndex = BasicHashIndex<false>;
 
 }  // namespace kvroute::models
 

@@ -14,13 +14,13 @@ BelievedCaches::BelievedCaches(uint32_t replicas)
 
 bool BelievedCaches::Holds(uint32_t replica, uint64_t block) const {
   const uint32_t entry = index_.Find(block);
-  return entry != models::HashIndex::kAbsent && ((Bits(entry)[replica / 64] >> (replica % 64)) & 1);
+  return entry != models::BlockHashIndex::kAbsent && ((Bits(entry)[replica / 64] >> (replica % 64)) & 1);
 }
 
 void BelievedCaches::Add(uint32_t replica, uint64_t block) {
   assert(block != 0 && replica < replicas_);
   uint32_t entry = index_.Find(block);
-  if (entry == models::HashIndex::kAbsent) {
+  if (entry == models::BlockHashIndex::kAbsent) {
     if (free_.empty()) {
       entry = static_cast<uint32_t>(hash_.size());
       hash_.push_back(0);
@@ -37,7 +37,7 @@ void BelievedCaches::Add(uint32_t replica, uint64_t block) {
 
 void BelievedCaches::Drop(uint32_t replica, uint64_t block) {
   const uint32_t entry = index_.Find(block);
-  if (entry == models::HashIndex::kAbsent) return;
+  if (entry == models::BlockHashIndex::kAbsent) return;
   uint64_t* bits = Bits(entry);
   bits[replica / 64] &= ~(uint64_t{1} << (replica % 64));
   if (std::all_of(bits, bits + words_, [](uint64_t w) { return w == 0; })) Free(entry);
@@ -61,7 +61,7 @@ void BelievedCaches::Depths(uint32_t first, std::span<const uint64_t> chain,
   std::fill(out.begin(), out.end(), 0);
   for (uint32_t j = 0; j < chain.size(); ++j) {
     const uint32_t entry = index_.Find(chain[j]);
-    if (entry == models::HashIndex::kAbsent) return;
+    if (entry == models::BlockHashIndex::kAbsent) return;
     const uint64_t* bits = Bits(entry);
     bool extended = false;
     for (uint32_t i = 0; i < out.size(); ++i) {

@@ -42,11 +42,11 @@ class BelievedCaches {
   void Free(uint32_t entry);
 
   uint32_t replicas_;
-  uint32_t words_;              // 64-bit words of holder bits per entry
-  models::HashIndex index_;     // block hash -> entry
-  std::vector<uint64_t> hash_;  // per entry: its block, 0 when the entry is free
-  std::vector<uint64_t> bits_;  // per entry: words_ words, bit r set if replica r holds it
-  std::vector<uint32_t> free_;  // entries to reuse
+  uint32_t words_;                // 64-bit words of holder bits per entry
+  models::BlockHashIndex index_;  // block hash -> entry
+  std::vector<uint64_t> hash_;    // per entry: its block, 0 when the entry is free
+  std::vector<uint64_t> bits_;    // per entry: words_ words, bit r set if replica r holds it
+  std::vector<uint32_t> free_;    // entries to reuse
 };
 
 }  // namespace kvroute::sim

@@ -1,10 +1,12 @@
-// HashIndex against std::unordered_map under random inserts, updates, erases
-// (whose backward shifts move later entries of a probe run), growth and
-// clears: every key's Find, present or absent, at every step.
+// HashIndex and BlockHashIndex (which takes its keys' low bits unmixed)
+// against std::unordered_map under random inserts, updates, erases (whose
+// backward shifts move later entries of a probe run), growth and clears:
+// every key's Find, present or absent, at every step.
 #include "models/hash_index.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <unordered_map>
@@ -13,13 +15,14 @@
 namespace kvroute::models {
 namespace {
 
-TEST(HashIndexTest, AgreesWithAMapUnderRandomOperations) {
+template <typename Index>
+void ExpectAgreesWithAMap() {
   std::mt19937_64 draws(11);
   // Keys from a small pool, so that inserts, erases and finds of absent keys
-  // all hit the same probe runs.
+  // all hit the same probe runs; uniform and non-zero, as block hashes are.
   std::vector<uint64_t> pool(4096);
-  for (uint64_t& k : pool) k = draws() | 1;
-  HashIndex index;
+  for (uint64_t& k : pool) k = std::max<uint64_t>(1, draws());
+  Index index;
   std::unordered_map<uint64_t, uint32_t> expected;
   for (int step = 0; step < 200000; ++step) {
     const uint64_t key = pool[draws() % pool.size()];
@@ -60,12 +63,18 @@ TEST(HashIndexTest, AgreesWithAMapUnderRandomOperations) {
     const uint64_t probe = pool[draws() % pool.size()];
     const auto found = expected.find(probe);
     index.Prefetch(probe);
-    ASSERT_EQ(index.Find(probe), found == expected.end() ? HashIndex::kAbsent : found->second);
+    ASSERT_EQ(index.Find(probe), found == expected.end() ? Index::kAbsent : found->second);
   }
   for (uint64_t key : pool) {
     const auto found = expected.find(key);
-    EXPECT_EQ(index.Find(key), found == expected.end() ? HashIndex::kAbsent : found->second);
+    EXPECT_EQ(index.Find(key), found == expected.end() ? Index::kAbsent : found->second);
   }
+}
+
+TEST(HashIndexTest, AgreesWithAMapUnderRandomOperations) { ExpectAgreesWithAMap<HashIndex>(); }
+
+TEST(HashIndexTest, BlockHashIndexAgreesWithAMapUnderRandomOperations) {
+  ExpectAgreesWithAMap<BlockHashIndex>();
 }
 
 }  // namespace
