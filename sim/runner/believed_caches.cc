@@ -14,7 +14,8 @@ BelievedCaches::BelievedCaches(uint32_t replicas)
 
 bool BelievedCaches::Holds(uint32_t replica, uint64_t block) const {
   const uint32_t entry = index_.Find(block);
-  return entry != models::BlockHashIndex::kAbsent && ((Bits(entry)[replica / 64] >> (replica % 64)) & 1);
+  return entry != models::BlockHashIndex::kAbsent &&
+         ((Bits(entry)[replica / 64] >> (replica % 64)) & 1);
 }
 
 void BelievedCaches::Add(uint32_t replica, uint64_t block) {
