@@ -7,8 +7,8 @@ PARTs (all but `scale` and `reproduce` by default):
   peer       every policy on the reference workload (../shared/bench/peer_workload.yaml), 8
              replicas at 100 QPS and 30 replicas at 375 QPS (~100k requests each): simulated
              requests per CPU-second, events per request, peak RSS
-  flagship   the 70B paper flagship (scenarios/paper/flagship.yaml), each of its policies at its
-             reference load
+  flagship   the 70B paper flagship (scenarios/paper/flagship.yaml), each of its policies at
+             100 QPS, far past its capacity (queues of tens of thousands)
   memory     peak RSS of one point at 1x, 4x and 16x the requests: flat when nothing is kept per
              finished request
   scale      one point of 1,000 replicas, 1M keys and 10M requests: wall time and peak RSS
