@@ -2,7 +2,8 @@
 // deque(maxlen=200) seeded with 0.15 s, read through np.median; policies.md
 // §5). Preble's router reads every replica's median for each request, so the
 // window is also kept sorted (a push moves at most `capacity` samples; no
-// selection per read). REQUIRES of every sample: not NaN.
+// selection per read) and the median is worked out once per push, not once
+// per read. REQUIRES of every sample: not NaN.
 #ifndef KVROUTE_POLICIES_MEDIAN_WINDOW_H_
 #define KVROUTE_POLICIES_MEDIAN_WINDOW_H_
 
@@ -31,20 +32,19 @@ class MedianWindow {
       next_ = (next_ + 1) % capacity_;
     }
     sorted_.insert(std::upper_bound(sorted_.begin(), sorted_.end(), sample), sample);
+    // np.median: the middle sample, or the mean of the two middle ones.
+    const size_t mid = sorted_.size() / 2;
+    median_ = sorted_.size() % 2 == 1 ? sorted_[mid] : (sorted_[mid] + sorted_[mid - 1]) / 2;
   }
 
-  // np.median: the middle sample, or the mean of the two middle ones.
-  double Median() const {
-    const size_t mid = sorted_.size() / 2;
-    if (sorted_.size() % 2 == 1) return sorted_[mid];
-    return (sorted_[mid] + sorted_[mid - 1]) / 2;
-  }
+  double Median() const { return median_; }
 
  private:
   size_t capacity_;
   size_t next_ = 0;              // the oldest sample once full
   std::vector<double> samples_;  // in arrival order, a ring once full
   std::vector<double> sorted_;   // the same samples, ascending
+  double median_ = 0;            // of sorted_
 };
 
 }  // namespace kvroute::policies

@@ -242,6 +242,13 @@ class PreblePolicy : public Policy {
     for (uint32_t g = 0; g < gpus_; ++g) {
       if (view.healthy(g)) order_.push_back({histogram_.Cost(g, tpot_[g].Median(), true), g});
     }
+    // The first comparison below is of the costliest with the cheapest; when
+    // it stops the loop, nothing is sorted.
+    if (order_.size() < 2) return;
+    const auto [cheapest, costliest] =
+        std::minmax_element(order_.begin(), order_.end(),
+                            [](const Candidate& a, const Candidate& b) { return a.cost < b.cost; });
+    if (costliest->cost < high_load_ * cheapest->cost) return;
     // Costliest first, equal costs in replica order (a stable sort's order,
     // without the buffer std::stable_sort allocates on every call).
     std::sort(order_.begin(), order_.end(), [](const Candidate& a, const Candidate& b) {
