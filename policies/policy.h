@@ -130,6 +130,14 @@ class Policy {
 
   virtual void OnDispatch(const models::Request& /*request*/, uint32_t /*replica*/,
                           sim::Time /*now*/) {}
+  // A request Route sent to `replica` that will not reach its queue there:
+  // rejected (too large for its KV pool), or lost between routing and the
+  // queue (its replica failed while it was in the front end or its KV in
+  // transfer; a retry routes it again). For policies that count a request
+  // from Route rather than from OnDispatch; never follows OnDispatch of the
+  // same routing.
+  virtual void OnNotDispatched(const models::Request& /*request*/, uint32_t /*replica*/,
+                               sim::Time /*now*/) {}
   // The request's first output token, on `replica`, at `now` (before its
   // OnComplete), for policies that learn from measured TTFT and TPOT.
   virtual void OnFirstToken(const models::Request& /*request*/, uint32_t /*replica*/,

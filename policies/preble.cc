@@ -28,10 +28,11 @@
 // they added, where Preble subtracts the leaf's current ones (changed by later
 // splits). Each request's TPOT (after its first token) and TTFT come from the
 // simulation's first-token and completion callbacks; a request dropped by a
-// failed replica reports a TPOT over the tokens it had made. A request routed
-// but not dispatched (too large for any KV pool) has its references undone at
-// the next Route. Eviction modelling (enable_eviction, off in Preble) is not
-// implemented.
+// failed replica reports a TPOT over the tokens it had made. References are
+// counted from routing, as Preble's scheduler does, so a request in the
+// serving front end counts; one that never reaches its queue (rejected, or
+// its replica failed first) has them undone (OnNotDispatched). Eviction
+// modelling (enable_eviction, off in Preble) is not implemented.
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -48,32 +49,45 @@
 namespace kvroute::policies {
 namespace {
 
-// Request id -> first-token time, for the requests in flight after their
-// first token; allocates nothing once grown to the most ever in flight.
-class FirstTokenTimes {
+// Request id -> the leaf and replica it was routed to and its first-token
+// time, for the requests routed and not yet complete or abandoned; allocates
+// nothing once grown to the most ever in flight. Nodes are never removed and
+// a split keeps the id of the node where a chain ends, so the leaf stays the
+// node LPRadixCache's find_node would give at completion, without hashing or
+// walking the prompt again.
+class RoutedRequests {
  public:
-  void Set(uint64_t id, sim::Time time) {
-    if (const uint32_t slot = index_.Find(Key(id)); slot != models::HashIndex::kAbsent) {
-      times_[slot] = time;
-      return;
-    }
-    const uint32_t slot = sim::TakeSlot(times_, free_);
-    times_[slot] = time;
-    index_.Insert(Key(id), slot);
+  struct Routed {
+    uint32_t leaf = PrebleTree::kNone;  // kNone: no full block
+    uint32_t replica = 0;
+    sim::Time first_token = sim::kNever;
+  };
+  void Route(uint64_t id, uint32_t leaf, uint32_t replica) {
+    At(id) = {leaf, replica, sim::kNever};
   }
-  // The request's time, now forgotten, or kNever if none was set.
-  sim::Time Take(uint64_t id) {
+  void FirstToken(uint64_t id, sim::Time time) { At(id).first_token = time; }
+  size_t size() const { return routed_.size() - free_.size(); }
+  // The request's record, now forgotten: {kNone, 0, kNever} if none.
+  Routed Take(uint64_t id) {
     const uint32_t slot = index_.Find(Key(id));
-    if (slot == models::HashIndex::kAbsent) return sim::kNever;
+    if (slot == models::HashIndex::kAbsent) return {};
     index_.Erase(Key(id));
     free_.push_back(slot);
-    return times_[slot];
+    return routed_[slot];
   }
 
  private:
   static uint64_t Key(uint64_t id) { return id + 1; }  // non-zero: ids never reach 2^64 − 1
+  Routed& At(uint64_t id) {
+    if (const uint32_t slot = index_.Find(Key(id)); slot != models::HashIndex::kAbsent) {
+      return routed_[slot];
+    }
+    const uint32_t slot = sim::TakeSlot(routed_, free_);
+    index_.Insert(Key(id), slot);
+    return routed_[slot] = {};
+  }
   models::HashIndex index_;
-  std::vector<sim::Time> times_;
+  std::vector<Routed> routed_;
   std::vector<uint32_t> free_;
 };
 
@@ -96,7 +110,9 @@ class PreblePolicy : public Policy {
   }
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
-    UndoUndispatched();
+    // A request routed again without a word of its first routing: that
+    // routing's references go (OnNotDispatched normally says so first).
+    DropReferences(requests_.Take(request.id));
     splits_.clear();
     const uint32_t leaf = tree_.Insert(request.hashes.prompt(), &splits_);
     for (const PrebleTree::Split& split : splits_) {
@@ -109,6 +125,7 @@ class PreblePolicy : public Policy {
     ++routed_;
     if (leaf == PrebleTree::kRoot) {  // no full block: nothing to track
       const uint32_t pick = Cheapest(view, {});
+      requests_.Route(request.id, PrebleTree::kNone, pick);
       Explain("no_prefix", Cost(pick));
       return pick;
     }
@@ -129,34 +146,31 @@ class PreblePolicy : public Policy {
     }
     histogram_.AllocatePath(leaf, pick);
     histogram_.AddRefsOnPath(leaf, pick, +1);
-    pending_ = {request.id, leaf, pick};
+    requests_.Route(request.id, leaf, pick);
     histogram_.Record(view.now, important, leaf,
                       request_decode_ ? request.output_tokens : unknown_decode_);
     if (rebalancing_ && steps < chain_length_) Rebalance(view);
     return pick;
   }
 
-  void OnDispatch(const models::Request& request, uint32_t, sim::Time) override {
-    if (pending_.leaf != PrebleTree::kNone && pending_.request == request.id) {
-      pending_.leaf = PrebleTree::kNone;
-    }
+  // Rejected, or lost before its queue: its references go; a retry routes
+  // it again.
+  void OnNotDispatched(const models::Request& request, uint32_t, sim::Time) override {
+    DropReferences(requests_.Take(request.id));
   }
 
   void OnFirstToken(const models::Request& request, uint32_t, sim::Time now) override {
-    first_token_.Set(request.id, now);
+    requests_.FirstToken(request.id, now);
   }
 
   // finish_request: the TTFT detector, the references and the TPOT record.
   void OnComplete(const models::Request& request, uint32_t replica, sim::Time now) override {
-    const sim::Time first = first_token_.Take(request.id);
-    const uint32_t leaf =
-        request.hashes.prompt().empty() ? PrebleTree::kNone : tree_.Find(request.hashes.prompt());
-    if (leaf != PrebleTree::kNone) {  // nodes are never removed: found if routed here
-      if (first != sim::kNever) {
-        detector_.Add(now, Important(leaf), replica, sim::ToSeconds(first - request.arrival));
-      }
-      histogram_.AddRefsOnPath(leaf, replica, -1);
+    const RoutedRequests::Routed routed = requests_.Take(request.id);
+    const sim::Time first = routed.first_token;
+    if (routed.leaf != PrebleTree::kNone && first != sim::kNever) {
+      detector_.Add(now, Important(routed.leaf), replica, sim::ToSeconds(first - request.arrival));
     }
+    DropReferences(routed);
     if (first != sim::kNever && request.output_tokens > 1 && now > first) {
       tpot_[replica].Push(sim::ToSeconds(now - first) /
                           static_cast<double>(request.output_tokens - 1));
@@ -168,15 +182,12 @@ class PreblePolicy : public Policy {
              routed_ > 0 ? static_cast<double>(exploits_) / static_cast<double>(routed_) : 0},
             {"preble_moves", static_cast<double>(moves_)},
             {"preble_replications", static_cast<double>(replications_)},
-            {"preble_mean_tpot_s", MeanTpot()}};
+            {"preble_mean_tpot_s", MeanTpot()},
+            // Routed and neither complete nor abandoned: the unfinished ones.
+            {"preble_tracked_requests", static_cast<double>(requests_.size())}};
   }
 
  private:
-  struct Pending {
-    uint64_t request = 0;
-    uint32_t leaf = PrebleTree::kNone;
-    uint32_t replica = 0;
-  };
   struct Candidate {
     double cost;
     uint32_t node;
@@ -194,10 +205,9 @@ class PreblePolicy : public Policy {
     return node;
   }
 
-  void UndoUndispatched() {
-    if (pending_.leaf == PrebleTree::kNone) return;
-    histogram_.AddRefsOnPath(pending_.leaf, pending_.replica, -1);
-    pending_.leaf = PrebleTree::kNone;
+  // Undoes a routing's references, where they were counted.
+  void DropReferences(const RoutedRequests::Routed& routed) {
+    if (routed.leaf != PrebleTree::kNone) histogram_.AddRefsOnPath(routed.leaf, routed.replica, -1);
   }
 
   double Cost(uint32_t g) const { return histogram_.Cost(g, tpot_[g].Median()); }
@@ -306,8 +316,7 @@ class PreblePolicy : public Policy {
   uint32_t chain_length_;
 
   uint64_t routed_ = 0, exploits_ = 0, moves_ = 0, replications_ = 0;
-  Pending pending_;
-  FirstTokenTimes first_token_;
+  RoutedRequests requests_;
   std::vector<PrebleTree::Split> splits_;
   std::vector<Candidate> order_, candidates_;  // scratch
 };

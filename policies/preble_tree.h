@@ -46,6 +46,9 @@ class PrebleTree {
   uint32_t Insert(std::span<const uint64_t> chain, std::vector<Split>* splits);
 
   // LPRadixCache.find_node: the node whose path is exactly `chain`, or kNone.
+  // Insert's result stays that node: a split keeps the id of the node where
+  // a chain ends (the policy keeps each request's leaf rather than finding it
+  // again at completion).
   uint32_t Find(std::span<const uint64_t> chain) const;
 
   uint32_t parent(uint32_t node) const { return runs_.parent(node); }

@@ -115,6 +115,7 @@ void ClusterSimulation::OnPrefilled(uint32_t slot, Time now) {
   r.first_token_time = kNever;
   r.replica = to;
   if (!loads_[to].healthy) {
+    NotDispatched(slot, now);
     OnLost(slot, now);
     return;
   }
@@ -136,6 +137,7 @@ void ClusterSimulation::OnTransferred(uint32_t slot, Time now) {
   // A replica that failed while the KV was in flight loses it: start over.
   if (!loads_[state.decode_replica].healthy ||
       replicas_[state.prefill_replica]->counters().failures != state.prefill_failures) {
+    NotDispatched(slot, now);
     OnLost(slot, now);
     return;
   }
@@ -149,6 +151,7 @@ void ClusterSimulation::Enqueue(uint32_t slot, Time now) {
   Deployment& dep = deployments_[d];
   const uint32_t local = Local(r.replica);
   if (!loads_[r.replica].healthy) {  // it failed while the request was in the front end
+    NotDispatched(slot, now);
     OnLost(slot, now);
     return;
   }
@@ -162,8 +165,22 @@ void ClusterSimulation::Enqueue(uint32_t slot, Time now) {
     ForgetHashesIfQueuedDeep(slot);
     ApplyMoves(d, now);
   } else {
+    NotDispatched(slot, now);
     metrics_.OnRejected(r.request);
     Release(slot, analysis::RequestRecord::Outcome::kRejected, now);
+  }
+}
+
+// Tells the policies that routed the request in `slot` that it will not reach
+// the queue they sent it to: its replica's, and in a split request's prefill
+// stage also the decode replica's, which routed it first and would have seen
+// it dispatched only after the transfer.
+void ClusterSimulation::NotDispatched(uint32_t slot, Time now) {
+  const models::InFlightRequest& r = pool_[slot];
+  PolicyOf(r.replica).OnNotDispatched(r.request, Local(r.replica), now);
+  if (pd_ && r.prefill_only) {
+    const uint32_t decode = pd_state_[slot].decode_replica;
+    PolicyOf(decode).OnNotDispatched(r.request, Local(decode), now);
   }
 }
 

@@ -73,6 +73,7 @@ class ClusterSimulation : public models::ReplicaObserver {
   void Enqueue(uint32_t slot, Time now);
   void OnPrefilled(uint32_t slot, Time now);
   void OnTransferred(uint32_t slot, Time now);
+  void NotDispatched(uint32_t slot, Time now);
   void OnLost(uint32_t slot, Time now);
   void ApplyMoves(uint32_t d, Time now);
   void ForgetHashesIfQueuedDeep(uint32_t slot);

@@ -262,6 +262,28 @@ TEST_F(PreblePolicyTest, ExploitPicksTheCheapestWithinTheAllocationNotOutsideIt)
   EXPECT_EQ(Route(Prompt(Join(Blocks(0, 8), Blocks(200, 1))), 3), 1u);
 }
 
+// References count from routing, as in Preble's scheduler: a request still in
+// the serving front end weighs on its replica until it completes, or until
+// the simulation says it will never reach the replica's queue.
+TEST_F(PreblePolicyTest, ARequestWeighsFromRoutingUntilItCompletesOrIsNotDispatched) {
+  Make(3);
+  const models::Request a = Prompt(Blocks(0, 8));
+  ASSERT_EQ(policy_->Route(a, ClusterView{loads_, FromSeconds(0)}), 0u);  // not yet dispatched
+  const models::Request second = Prompt(Join(Blocks(0, 8), Blocks(100, 8)));
+  ASSERT_EQ(Route(second, 1), 1u);
+  policy_->OnComplete(second, 1, FromSeconds(2));
+  // a's allocation is {0, 1}; a, routed but not yet queued, weighs on 0.
+  const models::Request third = Prompt(Join(Blocks(0, 8), Blocks(200, 1)));
+  EXPECT_EQ(Route(third, 3), 1u);
+  policy_->OnComplete(third, 1, FromSeconds(4));
+  EXPECT_EQ(Stat("preble_tracked_requests"), 1);  // a
+  // a never reaches its queue: 0 and 1 cost the same again, the lower wins.
+  policy_->OnNotDispatched(a, 0, FromSeconds(5));
+  EXPECT_EQ(Stat("preble_tracked_requests"), 0);
+  EXPECT_EQ(Route(Prompt(Join(Blocks(0, 8), Blocks(300, 1))), 6), 0u);
+  EXPECT_EQ(Stat("preble_tracked_requests"), 1);
+}
+
 // Four keys, each with a system prompt of 8 blocks and two requests whose
 // output lengths are 10·k, all on replica 0 while replica 1 is down; then 1
 // comes back and a new key's request triggers a rebalance.

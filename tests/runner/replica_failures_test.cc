@@ -29,6 +29,27 @@ TEST(ReplicaFailuresTest, FailedReplicaRequestsAreRetriedElsewhere) {
   }
 }
 
+// A policy that counts a request from routing (preble) is told of every
+// request that will not reach its queue: here, requests in the H100's serving
+// front end when their replica fails, lost without retry. What it still
+// counts at the end is exactly what is unfinished.
+TEST(ReplicaFailuresTest, RequestsLostBeforeTheirQueueLeaveThePolicysCount) {
+  std::string failures = "failures={retry_limit: 0, schedule: [";
+  for (int i = 0; i < 8; ++i) {
+    failures += (i > 0 ? ", " : "") + std::string("{replica: ") + std::to_string(i % 4) +
+                ", at_s: " + std::to_string(5 + 3 * i) + ", recover_after_s: 2}";
+  }
+  Scenario s = SmallCluster({failures + "]}", "policies=[preble]", "duration_s=30"});
+  analysis::PointResult r = RunPoint(s, PointSpec{0, 300, 1});
+  EXPECT_EQ(r.replica_failures, 8u);
+  EXPECT_GT(r.failed, 0u);
+  double tracked = -1;
+  for (const auto& [name, value] : r.policy_stats) {
+    if (name == "preble_tracked_requests") tracked = value;
+  }
+  EXPECT_EQ(tracked, static_cast<double>(r.unfinished));
+}
+
 TEST(ReplicaFailuresTest, WithoutRetriesAFailureLosesItsRequests) {
   Scenario s = SmallCluster({"failures={retry_limit: 0, schedule: [{replica: 2, at_s: 40}]}"});
   analysis::PointResult r = RunPoint(s, PointSpec{2, 20, 1});
