@@ -106,7 +106,10 @@ class PreblePolicy : public Policy {
         high_load_(params.Get("high_load_threshold")),
         chain_length_(static_cast<uint32_t>(params.Get("chain_length"))) {
     const size_t samples = static_cast<size_t>(params.Get("tpot_samples"));
-    for (uint32_t g = 0; g < gpus_; ++g) tpot_.emplace_back(samples, params.Get("initial_tpot_s"));
+    for (uint32_t g = 0; g < gpus_; ++g) {
+      tpot_.emplace_back(samples, params.Get("initial_tpot_s"));
+      ranked_.push_back(g);
+    }
   }
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
@@ -249,7 +252,7 @@ class PreblePolicy : public Policy {
   void Rebalance(const ClusterView& view) {
     if (static_cast<double>(routed_) < rebalance_after_) return;
     order_.clear();
-    for (uint32_t g = 0; g < gpus_; ++g) {
+    for (uint32_t g : ranked_) {
       if (view.healthy(g)) order_.push_back({histogram_.Cost(g, tpot_[g].Median(), true), g});
     }
     // The first comparison below is of the costliest with the cheapest; when
@@ -259,11 +262,7 @@ class PreblePolicy : public Policy {
         std::minmax_element(order_.begin(), order_.end(),
                             [](const Candidate& a, const Candidate& b) { return a.cost < b.cost; });
     if (costliest->cost < high_load_ * cheapest->cost) return;
-    // Costliest first, equal costs in replica order (a stable sort's order,
-    // without the buffer std::stable_sort allocates on every call).
-    std::sort(order_.begin(), order_.end(), [](const Candidate& a, const Candidate& b) {
-      return a.cost != b.cost ? a.cost > b.cost : a.node < b.node;
-    });
+    SortCostliestFirst(view);
     for (size_t first = 0; first + 1 < order_.size(); ++first) {
       double& large_cost = order_[first].cost;
       double& small_cost = order_.back().cost;
@@ -271,15 +270,13 @@ class PreblePolicy : public Policy {
       if (large_cost < high_load_ * small_cost) return;
       const double tpot = tpot_[large].Median();
       candidates_.clear();
-      for (uint32_t n : histogram_.BusyNodesOn(large)) {
-        if (tree_.large(n) && histogram_.Count(n) > 1) {
-          candidates_.push_back({histogram_.NodeCost(n, large, tpot), n});
-        }
+      for (uint32_t n : histogram_.BusyNodesOn(large)) {  // each with Count ≥ 2
+        if (tree_.large(n)) candidates_.push_back({0, n});
       }
       if (candidates_.size() == 1) {
         const uint32_t n = candidates_[0].node;
-        const double half = candidates_[0].cost / 2;
         if (!tree_.allocated(n, small) && detector_.Overloaded(n, large, view.now)) {
+          const double half = histogram_.NodeCost(n, large, tpot) / 2;
           large_cost -= half;
           small_cost += half;
           histogram_.Replicate(n, small);
@@ -288,6 +285,7 @@ class PreblePolicy : public Policy {
         }
         continue;
       }
+      for (Candidate& c : candidates_) c.cost = histogram_.NodeCost(c.node, large, tpot);
       std::sort(candidates_.begin(), candidates_.end(), [](const Candidate& a, const Candidate& b) {
         return a.cost != b.cost ? a.cost < b.cost : a.node < b.node;
       });
@@ -299,6 +297,35 @@ class PreblePolicy : public Policy {
         ++moves_;
         if (large_cost < high_load_ * small_cost) break;
       }
+    }
+  }
+
+  // Sorts order_ costliest first, equal costs in replica order (the order a
+  // stable sort of the replicas would give). Costs move little from one
+  // request to the next, so order_ starts in the last call's order and an
+  // insertion sort makes a few moves where a full sort compares every pair;
+  // past a budget of moves, a full sort finishes (the order is the same).
+  void SortCostliestFirst(const ClusterView& view) {
+    auto before = [](const Candidate& a, const Candidate& b) {
+      return a.cost != b.cost ? a.cost > b.cost : a.node < b.node;
+    };
+    size_t budget = 8 * order_.size();
+    for (size_t i = 1; i < order_.size(); ++i) {
+      const Candidate c = order_[i];
+      size_t j = i;
+      for (; j > 0 && before(c, order_[j - 1]) && budget > 0; --j, --budget) {
+        order_[j] = order_[j - 1];
+      }
+      order_[j] = c;
+      if (budget == 0) {
+        std::sort(order_.begin(), order_.end(), before);
+        break;
+      }
+    }
+    // The healthy replicas' places in ranked_ take the new order.
+    size_t next = 0;  // order_ holds exactly the healthy ones
+    for (uint32_t& g : ranked_) {
+      if (view.healthy(g)) g = order_[next++].node;
     }
   }
 
@@ -318,6 +345,7 @@ class PreblePolicy : public Policy {
   uint64_t routed_ = 0, exploits_ = 0, moves_ = 0, replications_ = 0;
   RoutedRequests requests_;
   std::vector<PrebleTree::Split> splits_;
+  std::vector<uint32_t> ranked_;               // every replica, in the last order_'s order
   std::vector<Candidate> order_, candidates_;  // scratch
 };
 
