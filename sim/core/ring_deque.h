@@ -60,9 +60,11 @@ class RingDeque {
 
  private:
   // Capacity stays a power of two so wrapping is a mask.
+  // Starts at two items, doubling: Preble's TTFT detector keeps one deque
+  // per (node, replica) pair, most of which only ever hold a point or two.
   void Grow() {
     if (size_ < items_.size()) return;
-    std::vector<T> bigger(items_.empty() ? 16 : 2 * items_.size());
+    std::vector<T> bigger(items_.empty() ? 2 : 2 * items_.size());
     for (size_t i = 0; i < size_; ++i) bigger[i] = (*this)[i];
     items_.swap(bigger);
     head_ = 0;
