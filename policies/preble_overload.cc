@@ -18,6 +18,7 @@ void TtftOverloadDetector::Add(sim::Time now, uint32_t node, uint32_t gpu, doubl
     series_[index] = Series{};
     series_[index].points = std::move(points);
     index_.Insert(Key(node, gpu), index);
+    Tell(node, gpu, index);
     found = &series_[index];
   }
   Series& s = *found;
@@ -52,7 +53,7 @@ uint64_t TtftOverloadDetector::FirstAtOrAfter(const Series& s, sim::Time t, uint
 }
 
 bool TtftOverloadDetector::Overloaded(uint32_t node, uint32_t gpu, sim::Time now) const {
-  Series* found = Find(node, gpu);
+  Series* found = FindAsked(node, gpu);
   if (found == nullptr) return false;
   Series& s = *found;
   const uint64_t end = s.dropped + s.points.size();
@@ -138,22 +139,39 @@ TtftOverloadDetector::Series* TtftOverloadDetector::Find(uint32_t node, uint32_t
   return index == models::HashIndex::kAbsent ? nullptr : &series_[index];
 }
 
-void TtftOverloadDetector::Free(uint64_t key) {
-  const uint32_t index = index_.Find(key);
-  if (index == models::HashIndex::kAbsent) return;
-  index_.Erase(key);
-  free_.push_back(index);
+TtftOverloadDetector::Series* TtftOverloadDetector::FindAsked(uint32_t node, uint32_t gpu) const {
+  if (gpu >= asked_.size()) asked_.resize(gpu + 1);
+  Asked& asked = asked_[gpu];
+  if (asked.node != node) {
+    const uint32_t index = index_.Find(Key(node, gpu));
+    asked = {node, index == models::HashIndex::kAbsent ? kNone : index};
+  }
+  return asked.series == kNone ? nullptr : &series_[asked.series];
 }
 
-void TtftOverloadDetector::Erase(uint32_t node, uint32_t gpu) { Free(Key(node, gpu)); }
+void TtftOverloadDetector::Tell(uint32_t node, uint32_t gpu, uint32_t index) {
+  if (gpu < asked_.size() && asked_[gpu].node == node) asked_[gpu].series = index;
+}
+
+void TtftOverloadDetector::Free(uint32_t node, uint32_t gpu) {
+  const uint32_t index = index_.Find(Key(node, gpu));
+  if (index == models::HashIndex::kAbsent) return;
+  index_.Erase(Key(node, gpu));
+  free_.push_back(index);
+  Tell(node, gpu, kNone);
+}
+
+void TtftOverloadDetector::Erase(uint32_t node, uint32_t gpu) { Free(node, gpu); }
 
 // The pair's series replaces any series `to` had.
 void TtftOverloadDetector::Rename(uint32_t from, uint32_t to, uint32_t gpu) {
   const uint32_t index = index_.Find(Key(from, gpu));
   if (index == models::HashIndex::kAbsent) return;
-  Free(Key(to, gpu));
+  Free(to, gpu);
   index_.Erase(Key(from, gpu));
   index_.Insert(Key(to, gpu), index);
+  Tell(from, gpu, kNone);
+  Tell(to, gpu, index);
 }
 
 }  // namespace kvroute::policies

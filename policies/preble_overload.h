@@ -77,15 +77,28 @@ class TtftOverloadDetector {
   static uint64_t FirstAtOrAfter(const Series& s, sim::Time t, uint64_t* hint);
   // Non-zero, as the index wants.
   static uint64_t Key(uint32_t node, uint32_t gpu) { return ((uint64_t{node} << 32) | gpu) + 1; }
+  static constexpr uint32_t kNone = UINT32_MAX;
   // The pair's series, or nullptr.
   Series* Find(uint32_t node, uint32_t gpu) const;
-  void Free(uint64_t key);
+  // Find through asked_.
+  Series* FindAsked(uint32_t node, uint32_t gpu) const;
+  // Keeps asked_[gpu] true when the pair's series becomes `index` (kNone: none).
+  void Tell(uint32_t node, uint32_t gpu, uint32_t index);
+  void Free(uint32_t node, uint32_t gpu);
 
   sim::Time window_;
   double factor_;
   models::HashIndex index_;             // Key(node, gpu) -> index in series_
   mutable std::vector<Series> series_;  // a freed one keeps its storage for reuse
   std::vector<uint32_t> free_;          // indexes of freed series
+  // Per replica, the node last asked about there and the index of the pair's
+  // series (kNone: none): rebalancing asks about the same pair of each
+  // replica after almost every request, and this spares the index.
+  struct Asked {
+    uint32_t node = kNone;
+    uint32_t series = kNone;
+  };
+  mutable std::vector<Asked> asked_;
 };
 
 }  // namespace kvroute::policies

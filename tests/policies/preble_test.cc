@@ -183,6 +183,29 @@ TEST(TtftOverloadDetectorTest, SecondHalfAtLeastTwiceTheFirstIsOverloaded) {
   EXPECT_FALSE(detector.Overloaded(7, 0, FromSeconds(160)));
 }
 
+// Each answer is about the pair as it is now, whatever was asked before it
+// was added, renamed or erased.
+TEST(TtftOverloadDetectorTest, AnswersFollowThePairsThroughAddsRenamesAndErasures) {
+  TtftOverloadDetector detector(FromSeconds(180), 2);
+  const sim::Time now = FromSeconds(160);
+  EXPECT_FALSE(detector.Overloaded(7, 0, now));  // no such pair yet
+  detector.Add(FromSeconds(10), 7, 0, 0.1);
+  detector.Add(FromSeconds(150), 7, 0, 0.2);
+  EXPECT_TRUE(detector.Overloaded(7, 0, now));
+  EXPECT_FALSE(detector.Overloaded(9, 0, now));
+  detector.Rename(7, 9, 0);
+  EXPECT_TRUE(detector.Overloaded(9, 0, now));
+  detector.Rename(9, 7, 0);
+  EXPECT_FALSE(detector.Overloaded(9, 0, now));
+  EXPECT_TRUE(detector.Overloaded(7, 0, now));
+  detector.Erase(7, 0);
+  EXPECT_FALSE(detector.Overloaded(7, 0, now));
+  detector.Add(FromSeconds(10), 7, 1, 0.1);  // another replica's pair
+  detector.Add(FromSeconds(150), 7, 1, 0.3);
+  EXPECT_TRUE(detector.Overloaded(7, 1, now));
+  EXPECT_FALSE(detector.Overloaded(7, 0, now));
+}
+
 TEST(TtftOverloadDetectorTest, ARenameReplacesTheTargetAndAnErasedPairStartsAfresh) {
   TtftOverloadDetector detector(FromSeconds(180), 2);
   detector.Add(FromSeconds(10), 7, 0, 0.1);
