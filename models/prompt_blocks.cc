@@ -1,18 +1,29 @@
 #include "models/prompt_blocks.h"
 
 #include <algorithm>
+#include <bit>
 
 #include "sim/core/hashing.h"
 
 namespace kvroute::models {
 namespace {
 
-// At least `n` elements of storage; growing, at least half as much again as
-// before, so that a vector passed from request to request reaches the size
-// its requests need after a few growths rather than creeping up one
-// slightly longer prompt at a time (and a steady state stops allocating).
+// At least `n` elements of storage, allocated as a power of two: a vector
+// lent from request to request then serves every chain of its class
+// (SpareVectors), and a steady state stops allocating.
 void Reserve(std::vector<uint64_t>* v, uint64_t n) {
-  if (v->capacity() < n) v->reserve(std::max<uint64_t>(n, v->capacity() + v->capacity() / 2));
+  if (v->capacity() < n) v->reserve(std::bit_ceil(n));
+}
+
+// The full blocks of the prompt, and those the output completes after it.
+struct BlockCounts {
+  uint64_t prompt, output;
+};
+BlockCounts CountBlocks(std::span<const PromptSegment> segments, const PromptSegment& output,
+                        uint32_t block_size) {
+  const uint64_t prompt_tokens = TotalTokens(segments);
+  const uint64_t prompt_blocks = prompt_tokens / block_size;
+  return {prompt_blocks, (prompt_tokens + output.tokens) / block_size - prompt_blocks};
 }
 
 // Sizes both outputs once: a pooled request's vectors then take a long
@@ -23,10 +34,9 @@ void Reserve(std::vector<uint64_t>* v, uint64_t n) {
 void ReserveBlocks(std::span<const PromptSegment> segments, const PromptSegment& output,
                    uint32_t block_size, std::vector<uint64_t>* prompt_out,
                    std::vector<uint64_t>* output_out) {
-  const uint64_t prompt_tokens = TotalTokens(segments);
-  const uint64_t prompt_blocks = prompt_tokens / block_size;
-  Reserve(prompt_out, prompt_blocks);
-  Reserve(output_out, (prompt_tokens + output.tokens) / block_size - prompt_blocks);
+  const BlockCounts blocks = CountBlocks(segments, output, block_size);
+  Reserve(prompt_out, blocks.prompt);
+  Reserve(output_out, blocks.output);
 }
 
 }  // namespace
@@ -136,22 +146,22 @@ void SequenceHasher::Append(BlockHasher* hasher, const PromptSegment& segment,
 
 void SequenceHasher::SpareVectors::Keep(std::vector<uint64_t>* v) {
   if (v->capacity() == 0) return;
-  if (count_ == ring_.size()) {  // full: grow, oldest first again
-    std::rotate(ring_.begin(), ring_.begin() + static_cast<std::ptrdiff_t>(first_), ring_.end());
-    first_ = 0;
-    ring_.resize(std::max<size_t>(16, 2 * ring_.size()));
-  }
-  std::vector<uint64_t>& slot = ring_[(first_ + count_) % ring_.size()];
+  const size_t c = std::bit_width(v->capacity()) - 1;
+  if (c >= classes_.size()) classes_.resize(c + 1);
   v->clear();
-  slot.swap(*v);  // v gets the slot's empty vector
-  ++count_;
+  classes_[c].emplace_back();
+  classes_[c].back().swap(*v);  // v gets the new entry's empty vector
 }
 
-void SequenceHasher::SpareVectors::Take(std::vector<uint64_t>* v) {
-  if (v->capacity() > 0 || count_ == 0) return;
-  v->swap(ring_[first_]);
-  first_ = (first_ + 1) % ring_.size();
-  --count_;
+void SequenceHasher::SpareVectors::Take(std::vector<uint64_t>* v, uint64_t need) {
+  if (v->capacity() > 0 || need == 0) return;
+  // Every capacity in class c is at least 2^c: that of need's next power of
+  // two holds it. A larger class's vector is not lent: each class keeps as
+  // many vectors as its own chains need at once.
+  const size_t c = std::bit_width(need - 1);
+  if (c >= classes_.size() || classes_[c].empty()) return;
+  v->swap(classes_[c].back());
+  classes_[c].pop_back();
 }
 
 void SequenceHasher::GiveBack(std::vector<uint64_t>* prompt, std::vector<uint64_t>* output) {
@@ -159,9 +169,11 @@ void SequenceHasher::GiveBack(std::vector<uint64_t>* prompt, std::vector<uint64_
   spare_outputs_.Keep(output);
 }
 
-void SequenceHasher::Lend(std::vector<uint64_t>* prompt, std::vector<uint64_t>* output) {
-  spare_prompts_.Take(prompt);
-  spare_outputs_.Take(output);
+void SequenceHasher::Lend(std::span<const PromptSegment> segments, const PromptSegment& output,
+                          std::vector<uint64_t>* prompt, std::vector<uint64_t>* output_out) {
+  const BlockCounts blocks = CountBlocks(segments, output, block_size_);
+  spare_prompts_.Take(prompt, blocks.prompt);
+  spare_outputs_.Take(output_out, blocks.output);
 }
 
 uint32_t TotalTokens(std::span<const PromptSegment> segments) {

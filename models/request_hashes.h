@@ -101,7 +101,7 @@ class RequestHashes {
   // Logically const: what is computed is what HashLater fixed.
   void Resolve() const {
     if (!pending_) return;
-    hasher_->Lend(&prompt_, &output_);
+    hasher_->Lend(segments_, output_segment_, &prompt_, &output_);
     hasher_->Hash(segments_, output_segment_, &prompt_, &output_);
     pending_ = false;
   }

@@ -126,6 +126,30 @@ TEST(RequestHashesTest, AFinishedRequestsStorageGoesToTheNextOneHashed) {
   EXPECT_TRUE(waiting.hashes.pending());
 }
 
+// A chain is lent storage of its own size class: a short prompt does not
+// take a long one's storage while a short one's is kept, nor a long prompt a
+// short one's, and an output completing no block takes none.
+TEST(RequestHashesTest, StorageIsLentToChainsItFits) {
+  auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
+  const std::vector<PromptSegment> long_prompt{{1, 1600}}, short_prompt{{1, 160}};
+  Request long_done, short_done;
+  long_done.hashes.HashLater(hasher, long_prompt, {2, 16});
+  short_done.hashes.HashLater(hasher, short_prompt, {3, 16});
+  const uint64_t* long_storage = long_done.hashes.prompt().data();
+  const uint64_t* short_storage = short_done.hashes.prompt().data();
+  long_done.hashes.Clear();
+  short_done.hashes.Clear();
+  Request short_next, long_next, no_output;
+  short_next.hashes.HashLater(hasher, short_prompt, {4, 16});
+  EXPECT_EQ(short_next.hashes.prompt().data(), short_storage);
+  no_output.hashes.HashLater(hasher, short_prompt, {5, 3});
+  EXPECT_TRUE(no_output.hashes.output().empty());
+  EXPECT_EQ(no_output.hashes.output().capacity(), 0u);
+  long_next.hashes.HashLater(hasher, long_prompt, {6, 16});
+  EXPECT_EQ(long_next.hashes.prompt().data(), long_storage);
+  EXPECT_EQ(long_next.hashes.prompt().size(), 100u);
+}
+
 TEST(RequestHashesTest, ForgottenHashesAreComputedAgainWhenRead) {
   auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
   const std::vector<PromptSegment> segments{{1, 1600}, {5, 37}};
@@ -137,10 +161,10 @@ TEST(RequestHashesTest, ForgottenHashesAreComputedAgainWhenRead) {
   const uint64_t* storage = queued.hashes.prompt().data();
   EXPECT_TRUE(queued.hashes.Forget());
   EXPECT_TRUE(queued.hashes.pending());
-  // The storage serves the next request hashed.
-  next.hashes.HashLater(hasher, std::vector<PromptSegment>{{3, 800}}, {4, 16});
+  // The storage serves the next request hashed whose chain it fits.
+  next.hashes.HashLater(hasher, std::vector<PromptSegment>{{3, 1200}}, {4, 16});
   EXPECT_EQ(next.hashes.prompt().data(), storage);
-  EXPECT_EQ(next.hashes.prompt().size(), 50u);
+  EXPECT_EQ(next.hashes.prompt().size(), 75u);
   EXPECT_EQ(queued.hashes.prompt(), prompt);
   EXPECT_EQ(queued.hashes.output(), output);
   EXPECT_EQ(prompt.size(), 102u);  // 1,637 tokens
