@@ -75,7 +75,12 @@ point_json() {
   shift 2
   wanted "$name" || return 0
   local TIMEFORMAT='%R' wall
-  wall=$({ time "$kvroute" point "$scenario" "$@" --json >"$out/$name.json"; } 2>&1)
+  if ! wall=$({ time "$kvroute" point "$scenario" "$@" --json >"$out/$name.json" \
+    2>"$out/$name.err"; } 2>&1); then
+    cat "$out/$name.err" >&2
+    exit 1
+  fi
+  rm -f "$out/$name.err"
   local sets=() args=("$@")
   for ((i = 0; i < ${#args[@]}; i++)); do
     if [ "${args[i]}" = --set ]; then sets+=(--set "${args[i + 1]}"); fi
@@ -90,7 +95,15 @@ run_script() {
   local name=$1 script=$2
   wanted "$name" || return 0
   local TIMEFORMAT='%R' wall
-  wall=$({ time "$python" "$script" "$kvroute" --out "$out/$name" >"$out/$name.md"; } 2>&1)
+  # The script's own messages ("wrote PATH") go to NAME.err, so that only
+  # time's report is read as the wall time.
+  if ! wall=$({ time "$python" "$script" "$kvroute" --out "$out/$name" >"$out/$name.md" \
+    2>"$out/$name.err"; } 2>&1); then
+    cat "$out/$name.err" >&2
+    exit 1
+  fi
+  cat "$out/$name.err" >&2
+  rm -f "$out/$name.err"
   printf '%-18s wall %7.1f s\n' "$name" "$wall" | tee -a "$out/timings.txt" >&2
 }
 
