@@ -153,7 +153,7 @@ void TtftOverloadDetector::Tell(uint32_t node, uint32_t gpu, uint32_t index) {
   if (gpu < asked_.size() && asked_[gpu].node == node) asked_[gpu].series = index;
 }
 
-void TtftOverloadDetector::Free(uint32_t node, uint32_t gpu) {
+void TtftOverloadDetector::Erase(uint32_t node, uint32_t gpu) {
   const uint32_t index = index_.Find(Key(node, gpu));
   if (index == models::HashIndex::kAbsent) return;
   index_.Erase(Key(node, gpu));
@@ -161,13 +161,11 @@ void TtftOverloadDetector::Free(uint32_t node, uint32_t gpu) {
   Tell(node, gpu, kNone);
 }
 
-void TtftOverloadDetector::Erase(uint32_t node, uint32_t gpu) { Free(node, gpu); }
-
 // The pair's series replaces any series `to` had.
 void TtftOverloadDetector::Rename(uint32_t from, uint32_t to, uint32_t gpu) {
   const uint32_t index = index_.Find(Key(from, gpu));
   if (index == models::HashIndex::kAbsent) return;
-  Free(to, gpu);
+  Erase(to, gpu);
   index_.Erase(Key(from, gpu));
   index_.Insert(Key(to, gpu), index);
   Tell(from, gpu, kNone);

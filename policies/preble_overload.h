@@ -84,7 +84,6 @@ class TtftOverloadDetector {
   Series* FindAsked(uint32_t node, uint32_t gpu) const;
   // Keeps asked_[gpu] true when the pair's series becomes `index` (kNone: none).
   void Tell(uint32_t node, uint32_t gpu, uint32_t index);
-  void Free(uint32_t node, uint32_t gpu);
 
   sim::Time window_;
   double factor_;
