@@ -46,24 +46,41 @@ mkdir -p "$out/plots"
 # from the same trace.
 azure_code=../shared/traces/azure2023/AzureLLMInferenceTrace_code.csv
 
+# timed NAME OUTPUT COMMAND...: runs COMMAND, its output to OUTPUT and its own
+# messages to OUT/NAME.err, and sets the caller's `report` to time's report (in
+# the caller's TIMEFORMAT), so that no message is read as a time; a failure
+# prints the messages and stops the run.
+timed() {
+  local name=$1 output=$2
+  shift 2
+  if ! report=$({ time "$@" >"$output" 2>"$out/$name.err"; } 2>&1); then
+    cat "$out/$name.err" >&2
+    exit 1
+  fi
+}
+
+# workload_stats NAME SCENARIO [arguments...]: the generated workload as the
+# tables state it (reference load, first seed), with the arguments' --set
+# overrides.
+workload_stats() {
+  local name=$1 scenario=$2 sets=() args=("${@:3}")
+  for ((i = 0; i < ${#args[@]}; i++)); do
+    if [ "${args[i]}" = --set ]; then sets+=(--set "${args[i + 1]}"); fi
+  done
+  "$kvroute" workload-stats "$scenario" "${sets[@]}" >"$out/$name.workload.txt"
+}
+
 # run NAME SCENARIO [kvroute run arguments...]
 run() {
   local name=$1 scenario=$2
   shift 2
   wanted "$name" || return 0
-  local TIMEFORMAT='%R %U %S' times sets=() args=("$@")
-  for ((i = 0; i < ${#args[@]}; i++)); do  # the --set overrides, for workload-stats
-    if [ "${args[i]}" = --set ]; then sets+=(--set "${args[i + 1]}"); fi
-  done
-  if ! times=$({ time "$kvroute" run "$scenario" "$@" --quiet --force --jobs "$jobs" \
-    --out "$out/$name.h5" >"$out/$name.txt" 2>"$out/$name.err"; } 2>&1); then
-    cat "$out/$name.err" >&2
-    exit 1
-  fi
+  local TIMEFORMAT='%R %U %S' report
+  timed "$name" "$out/$name.txt" "$kvroute" run "$scenario" "$@" --quiet --force --jobs "$jobs" \
+    --out "$out/$name.h5"
   rm -f "$out/$name.err"
-  # The generated workload as the tables state it (reference load, first seed).
-  "$kvroute" workload-stats "$scenario" "${sets[@]}" >"$out/$name.workload.txt"
-  read -r wall user sys <<<"$times"
+  workload_stats "$name" "$scenario" "$@"
+  read -r wall user sys <<<"$report"
   printf '%-18s wall %7.1f s   cpu %7.1f s\n' "$name" "$wall" "$(awk "BEGIN{print $user + $sys}")" |
     tee -a "$out/timings.txt" >&2
   "$kvroute" report "$out/$name.h5" --plots "$out/plots/$name" >/dev/null
@@ -74,37 +91,24 @@ point_json() {
   local name=$1 scenario=$2
   shift 2
   wanted "$name" || return 0
-  local TIMEFORMAT='%R' wall
-  if ! wall=$({ time "$kvroute" point "$scenario" "$@" --json >"$out/$name.json" \
-    2>"$out/$name.err"; } 2>&1); then
-    cat "$out/$name.err" >&2
-    exit 1
-  fi
+  local TIMEFORMAT='%R' report
+  timed "$name" "$out/$name.json" "$kvroute" point "$scenario" "$@" --json
   rm -f "$out/$name.err"
-  local sets=() args=("$@")
-  for ((i = 0; i < ${#args[@]}; i++)); do
-    if [ "${args[i]}" = --set ]; then sets+=(--set "${args[i + 1]}"); fi
-  done
-  "$kvroute" workload-stats "$scenario" "${sets[@]}" >"$out/$name.workload.txt"
-  printf '%-18s wall %7.1f s\n' "$name" "$wall" | tee -a "$out/timings.txt" >&2
+  workload_stats "$name" "$scenario" "$@"
+  printf '%-18s wall %7.1f s\n' "$name" "$report" | tee -a "$out/timings.txt" >&2
 }
 
 # run_script NAME SCRIPT: an experiment script of its own (scripts/*.py), its
-# records in OUT/NAME/ and its tables in OUT/NAME.md, timed.
+# records in OUT/NAME/ and its tables in OUT/NAME.md, timed; its messages
+# ("wrote PATH") are shown after it.
 run_script() {
   local name=$1 script=$2
   wanted "$name" || return 0
-  local TIMEFORMAT='%R' wall
-  # The script's own messages ("wrote PATH") go to NAME.err, so that only
-  # time's report is read as the wall time.
-  if ! wall=$({ time "$python" "$script" "$kvroute" --out "$out/$name" >"$out/$name.md" \
-    2>"$out/$name.err"; } 2>&1); then
-    cat "$out/$name.err" >&2
-    exit 1
-  fi
+  local TIMEFORMAT='%R' report
+  timed "$name" "$out/$name.md" "$python" "$script" "$kvroute" --out "$out/$name"
   cat "$out/$name.err" >&2
   rm -f "$out/$name.err"
-  printf '%-18s wall %7.1f s\n' "$name" "$wall" | tee -a "$out/timings.txt" >&2
+  printf '%-18s wall %7.1f s\n' "$name" "$report" | tee -a "$out/timings.txt" >&2
 }
 
 # calibrated SCENARIO [kvroute calibrate arguments...]: CacheRoute's policy
