@@ -128,9 +128,7 @@ class SequenceHasher {
   // class of the next power of two of what it is lent for, the last given
   // back first (its memory the warmest), or none is if that class keeps
   // none. Lent in turn instead, every vector grew to the longest chain of
-  // the run: on the Mooncake-length flagship, whose prompts run from a few
-  // hundred hashes to five thousand, DualMap's peak RSS was 140 MiB; it is
-  // 107 MiB.
+  // the run (docs/PERFORMANCE.md, "Hash vectors lent by size").
   class SpareVectors {
    public:
     void Keep(std::vector<uint64_t>* v);
