@@ -10,7 +10,8 @@
 // (and in busy_lists_ when `busy`), and the per-GPU sums hold, for each of
 // them, the slot's share and refs·decode_tokens (busy sums only when
 // `busy`). Every change to those inputs retracts the slot's terms first and
-// applies them again after.
+// applies them again after. A node other than the root is in its parent's
+// branch list iff window_below_ of it is > 0.
 
 namespace kvroute::policies {
 
@@ -27,18 +28,46 @@ PrebleHistogram::PrebleHistogram(PrebleTree& tree, const CostEstimator& cost, ui
       lists_(gpus),
       busy_lists_(gpus) {}
 
-void PrebleHistogram::SetSlot(uint32_t node, uint32_t slot) {
-  if (tree_.size() > slot_of_.size()) {
-    slot_of_.resize(tree_.size(), kNone);
-    window_below_.resize(tree_.size(), 0);
+void PrebleHistogram::CoverTree() {
+  if (tree_.size() <= slot_of_.size()) return;
+  slot_of_.resize(tree_.size(), kNone);
+  window_below_.resize(tree_.size(), 0);
+  first_branch_.resize(tree_.size(), kNone);
+  next_branch_.resize(tree_.size(), kNone);
+  prev_branch_.resize(tree_.size(), kNone);
+}
+
+void PrebleHistogram::LinkBranch(uint32_t parent, uint32_t child) {
+  const uint32_t first = first_branch_[parent];
+  next_branch_[child] = first;
+  prev_branch_[child] = kNone;
+  if (first != kNone) prev_branch_[first] = child;
+  first_branch_[parent] = child;
+}
+
+void PrebleHistogram::UnlinkBranch(uint32_t parent, uint32_t child) {
+  const uint32_t next = next_branch_[child], prev = prev_branch_[child];
+  (prev != kNone ? next_branch_[prev] : first_branch_[parent]) = next;
+  if (next != kNone) prev_branch_[next] = prev;
+  next_branch_[child] = prev_branch_[child] = kNone;
+}
+
+void PrebleHistogram::CountWindowNode(uint32_t node, int by) {
+  for (uint32_t n = node;; n = tree_.parent(n)) {
+    const bool had = window_below_[n] > 0;
+    window_below_[n] += by;
+    if (n == PrebleTree::kRoot) break;
+    const bool has = window_below_[n] > 0;
+    if (has && !had) LinkBranch(tree_.parent(n), n);
+    if (had && !has) UnlinkBranch(tree_.parent(n), n);
   }
+}
+
+void PrebleHistogram::SetSlot(uint32_t node, uint32_t slot) {
+  CoverTree();
   const bool was = slot_of_[node] != kNone, is = slot != kNone;
   slot_of_[node] = slot;
-  if (was == is) return;
-  for (uint32_t n = node;; n = tree_.parent(n)) {
-    window_below_[n] += is ? 1 : -1;
-    if (n == PrebleTree::kRoot) break;
-  }
+  if (was != is) CountWindowNode(node, is ? 1 : -1);
 }
 
 uint32_t PrebleHistogram::Count(uint32_t node) const {
@@ -155,7 +184,9 @@ void PrebleHistogram::Replicate(uint32_t node, uint32_t gpu) {
 }
 
 // The tree moves the subtree lazily; window nodes in it are written now, as
-// their terms are in the sums. Only branches holding window nodes are walked.
+// their terms are in the sums. Only branches holding window nodes are walked,
+// in no particular order: the sums are integers and rebalancing sorts the
+// nodes it reads from the lists.
 void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
   const uint32_t only[] = {gpu};
   stack_.assign(1, node);
@@ -173,7 +204,7 @@ void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
       if (slot != kNone) Apply(slot);
     }
     if (WindowBelow(n) > (slot != kNone ? 1u : 0u)) {
-      for (uint32_t c = tree_.first_child(n); c != PrebleTree::kNone; c = tree_.next_sibling(c)) {
+      for (uint32_t c = first_window_branch(n); c != kNone; c = next_window_branch(c)) {
         stack_.push_back(c);
       }
     }
@@ -181,8 +212,15 @@ void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
 }
 
 void PrebleHistogram::OnSplit(const PrebleTree::Split& split) {
-  if (tree_.size() > window_below_.size()) window_below_.resize(tree_.size(), 0);
-  window_below_[split.parent] = WindowBelow(split.child);  // the same subtree
+  CoverTree();
+  // The new parent holds the same subtree and takes the child's place among
+  // its parent's window branches; the child is then its only one.
+  window_below_[split.parent] = WindowBelow(split.child);
+  if (WindowBelow(split.child) > 0) {
+    UnlinkBranch(tree_.parent(split.parent), split.child);
+    LinkBranch(tree_.parent(split.parent), split.parent);
+    LinkBranch(split.parent, split.child);
+  }
   const uint32_t slot = SlotOf(split.child);
   if (slot == kNone) return;
   Retract(slot);

@@ -70,6 +70,13 @@ class PrebleHistogram {
   // than the window's many nodes seen once.
   std::span<const uint32_t> BusyNodesOn(uint32_t gpu) const { return busy_lists_[gpu]; }
   bool InWindow(uint32_t node) const { return SlotOf(node) != kNone; }
+  // The node's children with window nodes in their subtrees, in no
+  // particular order: first_window_branch, then next_window_branch of each
+  // until kNone (= PrebleTree::kNone). The branches a move walks.
+  uint32_t first_window_branch(uint32_t node) const {
+    return WindowBelow(node) > 0 ? first_branch_[node] : kNone;
+  }
+  uint32_t next_window_branch(uint32_t child) const { return next_branch_[child]; }
   uint32_t Count(uint32_t node) const;
   size_t window_nodes() const { return stats_.size() - free_.size(); }
 
@@ -108,6 +115,13 @@ class PrebleHistogram {
   uint32_t WindowBelow(uint32_t node) const {
     return node < window_below_.size() ? window_below_[node] : 0;
   }
+  // Grows the per-node tables to the tree's size.
+  void CoverTree();
+  // Adds `by` (±1) to window_below_ of the node and its ancestors, keeping
+  // each parent's list of window branches in step.
+  void CountWindowNode(uint32_t node, int by);
+  void LinkBranch(uint32_t parent, uint32_t child);
+  void UnlinkBranch(uint32_t parent, uint32_t child);
   void Retract(uint32_t slot);
   void Apply(uint32_t slot);
   void Unlist(uint32_t slot, const Listing& listing);
@@ -122,6 +136,11 @@ class PrebleHistogram {
   std::vector<uint32_t> free_;
   std::vector<uint32_t> slot_of_;       // node -> slot, kNone outside the window
   std::vector<uint32_t> window_below_;  // node -> window nodes in its subtree, itself included
+  // Per node, its children with window nodes below (window_below_ > 0), a
+  // doubly linked list in no particular order: a move walks these branches
+  // only, not every child of a shared prefix (Preble's tree keeps every
+  // prompt ever routed, so a system prompt's node has one child per request).
+  std::vector<uint32_t> first_branch_, next_branch_, prev_branch_;
   sim::RingDeque<Entry> entries_;
   std::vector<int64_t> prefill_ns_, busy_prefill_ns_;  // per GPU
   std::vector<int64_t> decode_, busy_decode_;          // Σ ref·decode tokens per GPU

@@ -5,8 +5,7 @@
 #include <utility>
 
 // Invariants: nodes are never removed, so runs_ numbers them in creation
-// order as nodes_ does, the root 0. A node's children list holds exactly the
-// nodes whose runs_ parent it is. An allocation or reference list, once
+// order as nodes_ does, the root 0. An allocation or reference list, once
 // spilled, is the node's own vector and the fields held in the node are
 // unused (gpus still counts the allocation); unspilled, gpus <= 1.
 
@@ -17,16 +16,7 @@ PrebleTree::PrebleTree() { nodes_.emplace_back(); }
 uint32_t PrebleTree::NewNode(uint32_t parent, models::BlockChain chain, uint32_t from) {
   const uint32_t id = runs_.AddChild(parent, chain, from, chain.size());
   nodes_.emplace_back();
-  Node& node = nodes_[id];
-  node.written = ++clock_;  // empty, and unaffected by earlier moves above it
-  Node& up = nodes_[parent];
-  node.prev_sibling = up.last_child;
-  if (up.last_child != kNone) {
-    nodes_[up.last_child].next_sibling = id;
-  } else {
-    up.first_child = id;
-  }
-  up.last_child = id;
+  nodes_[id].written = ++clock_;  // empty, and unaffected by earlier moves above it
   return id;
 }
 
@@ -51,23 +41,11 @@ void PrebleTree::CopyState(uint32_t from, uint32_t to) {
   }
 }
 
-// LPRadixCache._split_node: the new parent keeps the first `keep` blocks,
-// takes the child's place among its siblings and copies the child's
-// allocation and reference counts.
+// LPRadixCache._split_node: the new parent keeps the first `keep` blocks
+// and copies the child's allocation and reference counts.
 uint32_t PrebleTree::SplitNode(uint32_t child, uint32_t keep) {
-  const uint32_t up = runs_.parent(child);
   const uint32_t id = runs_.Split(child, keep);
   nodes_.emplace_back();
-  Node& node = nodes_[id];
-  Node& old = nodes_[child];
-  node.prev_sibling = old.prev_sibling;
-  node.next_sibling = old.next_sibling;
-  (node.prev_sibling != kNone ? nodes_[node.prev_sibling].next_sibling : nodes_[up].first_child) =
-      id;
-  (node.next_sibling != kNone ? nodes_[node.next_sibling].prev_sibling : nodes_[up].last_child) =
-      id;
-  node.first_child = node.last_child = child;
-  old.prev_sibling = old.next_sibling = kNone;
   CopyState(child, id);  // with its time, so it resolves as the child does
   return id;
 }

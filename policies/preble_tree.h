@@ -52,11 +52,6 @@ class PrebleTree {
   uint32_t Find(std::span<const uint64_t> chain) const;
 
   uint32_t parent(uint32_t node) const { return runs_.parent(node); }
-  // A node's children in the order they were added (a split's new node in
-  // the place of the node it split), each followed by next_sibling; kNone
-  // ends the list.
-  uint32_t first_child(uint32_t node) const { return nodes_[node].first_child; }
-  uint32_t next_sibling(uint32_t node) const { return nodes_[node].next_sibling; }
   // Preble's num_tokens, context_length and context_so_far, in blocks.
   uint32_t blocks(uint32_t node) const { return runs_.length(node); }
   uint32_t context_blocks(uint32_t node) const { return runs_.end_depth(node); }
@@ -86,8 +81,6 @@ class PrebleTree {
   // (a shared prefix) spills them to a vector of its own in allocations_ or
   // refs_, which it keeps. So routing allocates only for shared prefixes.
   struct Node {
-    uint32_t first_child = kNone, last_child = kNone;
-    uint32_t next_sibling = kNone, prev_sibling = kNone;
     uint64_t written = 0;  // when the allocation was last written
     uint64_t moved = 0;    // when MoveSubtree last gave the subtree to `moved_to`
     uint32_t moved_to = 0;

@@ -2,8 +2,9 @@
 // rebalancing reads after almost every request (preble_histogram.h); here
 // they are checked against a scan of the whole tree after every step of
 // random traffic: routes that split nodes, completions, expiries, subtree
-// moves and replications. A fixed-time cost model prices every prefill at
-// 10 ms, so every share is a whole number of nanoseconds.
+// moves and replications; so are the branches a move walks. A fixed-time
+// cost model prices every prefill at 10 ms, so every share is a whole number
+// of nanoseconds.
 #include "policies/preble_histogram.h"
 
 #include <gtest/gtest.h>
@@ -116,6 +117,31 @@ class PrebleHistogramTest : public ::testing::Test {
       if (!near(histogram_.Cost(g, 1, true) - histogram_.Cost(g, 0, true), busy_decode)) {
         return "busy decode on " + std::to_string(g);
       }
+    }
+    return CheckBranches();
+  }
+
+  // Each node's window branches against its children found by a scan to
+  // hold window nodes; a list that loops or repeats a child is wrong too.
+  std::string CheckBranches() const {
+    std::vector<bool> holds(tree_.size(), false);
+    for (uint32_t n = 0; n < tree_.size(); ++n) {
+      if (!histogram_.InWindow(n)) continue;
+      for (uint32_t a = n; a != PrebleTree::kNone && !holds[a]; a = tree_.parent(a))
+        holds[a] = true;
+    }
+    std::vector<std::vector<uint32_t>> expected(tree_.size());
+    for (uint32_t n = 1; n < tree_.size(); ++n) {
+      if (holds[n]) expected[tree_.parent(n)].push_back(n);
+    }
+    for (uint32_t n = 0; n < tree_.size(); ++n) {
+      std::vector<uint32_t> listed;
+      for (uint32_t c = histogram_.first_window_branch(n);
+           c != PrebleTree::kNone && listed.size() <= tree_.size();
+           c = histogram_.next_window_branch(c)) {
+        listed.push_back(c);
+      }
+      if (Sorted(listed) != expected[n]) return "window branches of node " + std::to_string(n);
     }
     return "";
   }
