@@ -6,8 +6,8 @@
 #include "sim/core/slot_pool.h"
 
 // Invariants: a node is in the window iff it owns a slot; a slot's `listed`
-// GPUs are exactly its node's allocation, it is in lists_ of each of them
-// (and in busy_lists_ when `busy`), and the per-GPU sums hold, for each of
+// GPUs are exactly its node's allocation, it is in busy_lists_ of each of
+// them when `busy`, and the per-GPU sums hold, for each of
 // them, the slot's share and refs·decode_tokens (busy sums only when
 // `busy`). Every change to those inputs retracts the slot's terms first and
 // applies them again after. A node other than the root is in its parent's
@@ -25,7 +25,6 @@ PrebleHistogram::PrebleHistogram(PrebleTree& tree, const CostEstimator& cost, ui
       busy_prefill_ns_(gpus, 0),
       decode_(gpus, 0),
       busy_decode_(gpus, 0),
-      lists_(gpus),
       busy_lists_(gpus) {}
 
 void PrebleHistogram::CoverTree() {
@@ -75,26 +74,16 @@ uint32_t PrebleHistogram::Count(uint32_t node) const {
   return slot == kNone ? 0 : static_cast<uint32_t>(stats_[slot].count);
 }
 
-// Swaps the last entry of a list into the node's place and tells the node
-// that was last where it now is.
+// Swaps the last entry of the GPU's busy list into the node's place and
+// tells the node that was last where it now is.
 void PrebleHistogram::Unlist(uint32_t slot, const Listing& listing) {
   const uint32_t gpu = listing.gpu;
-  std::vector<uint32_t>& list = lists_[gpu];
-  const uint32_t moved = list.back();
-  list[listing.index] = moved;
-  list.pop_back();
-  if (moved != stats_[slot].node) {
-    for (Listing& l : stats_[slot_of_[moved]].listed) {
-      if (l.gpu == gpu) l.index = listing.index;
-    }
-  }
-  if (listing.busy_index == kNone) return;
   std::vector<uint32_t>& busy = busy_lists_[gpu];
-  const uint32_t busy_moved = busy.back();
-  busy[listing.busy_index] = busy_moved;
+  const uint32_t moved = busy.back();
+  busy[listing.busy_index] = moved;
   busy.pop_back();
-  if (busy_moved == stats_[slot].node) return;
-  for (Listing& l : stats_[slot_of_[busy_moved]].listed) {
+  if (moved == stats_[slot].node) return;
+  for (Listing& l : stats_[slot_of_[moved]].listed) {
     if (l.gpu == gpu) l.busy_index = listing.busy_index;
   }
 }
@@ -109,8 +98,8 @@ void PrebleHistogram::Retract(uint32_t slot) {
     if (s.busy) {
       busy_prefill_ns_[gpu] -= s.share_ns;
       busy_decode_[gpu] -= decode;
+      Unlist(slot, listing);
     }
-    Unlist(slot, listing);
   }
   s.listed.clear();
 }
@@ -142,8 +131,7 @@ void PrebleHistogram::Apply(uint32_t slot) {
       busy_prefill_ns_[gpu] += s.share_ns;
       busy_decode_[gpu] += decode;
     }
-    Listing listing{gpu, static_cast<uint32_t>(lists_[gpu].size()), kNone};
-    lists_[gpu].push_back(s.node);
+    Listing listing{gpu, kNone};
     if (s.busy) {
       listing.busy_index = static_cast<uint32_t>(busy_lists_[gpu].size());
       busy_lists_[gpu].push_back(s.node);

@@ -63,11 +63,10 @@ class PrebleHistogram {
   // get_node_cost: node n's term in cost(gpu).
   double NodeCost(uint32_t node, uint32_t gpu, double tpot_s) const;
 
-  // Window nodes allocated to `gpu`, in no particular order.
-  std::span<const uint32_t> NodesOn(uint32_t gpu) const { return lists_[gpu]; }
-  // The NodesOn(gpu) with Count ≥ 2, in no particular order: rebalancing's
-  // candidates, asked after almost every request, are among these few rather
-  // than the window's many nodes seen once.
+  // The window nodes allocated to `gpu` with Count ≥ 2, in no particular
+  // order: rebalancing's candidates, asked after almost every request, are
+  // among these few rather than the window's many nodes seen once (which
+  // are listed nowhere: only their terms are in the sums).
   std::span<const uint32_t> BusyNodesOn(uint32_t gpu) const { return busy_lists_[gpu]; }
   bool InWindow(uint32_t node) const { return SlotOf(node) != kNone; }
   // The node's children with window nodes in their subtrees, in no
@@ -84,10 +83,10 @@ class PrebleHistogram {
   static constexpr uint32_t kNone = UINT32_MAX;
   static constexpr int64_t kBusyCount = 2;
 
-  // Where a window node is listed for one GPU of its allocation.
+  // One GPU of a window node's allocation, and where the node is in its
+  // busy list.
   struct Listing {
     uint32_t gpu;
-    uint32_t index;       // in lists_[gpu]
     uint32_t busy_index;  // in busy_lists_[gpu], kNone unless busy
   };
   // One important node's window statistics and the terms it has added to
@@ -144,8 +143,7 @@ class PrebleHistogram {
   sim::RingDeque<Entry> entries_;
   std::vector<int64_t> prefill_ns_, busy_prefill_ns_;  // per GPU
   std::vector<int64_t> decode_, busy_decode_;          // Σ ref·decode tokens per GPU
-  std::vector<std::vector<uint32_t>> lists_;           // per GPU: window nodes allocated to it
-  std::vector<std::vector<uint32_t>> busy_lists_;      // per GPU: those of lists_ that are busy
+  std::vector<std::vector<uint32_t>> busy_lists_;      // per GPU: its busy window nodes
   std::vector<uint32_t> stack_;                        // scratch for MoveSubtree
 };
 
