@@ -1,6 +1,7 @@
 // The preble policy and its pieces (policies.md §5): the global prefix tree,
 // the windowed cost by value, E2 exploit/explore, rebalancing moves and
-// replication on hand-built overloads. A fixed-time cost model makes every
+// replication on hand-built overloads (the TTFT overload detector has its
+// own file, preble_overload_test.cc). A fixed-time cost model makes every
 // prefill of up to one token budget take exactly 10 ms.
 #include <gtest/gtest.h>
 
@@ -10,7 +11,6 @@
 #include "models/workload.h"
 #include "policies/cost_estimate.h"
 #include "policies/preble_histogram.h"
-#include "policies/preble_overload.h"
 #include "policies/preble_tree.h"
 #include "policies/registry.h"
 
@@ -176,58 +176,6 @@ TEST_F(PrebleCostTest, EntriesExpireAfterTheWindowAndAnEmptiedNodeLosesItsAlloca
   EXPECT_EQ(WindowNodesOn(0), 0u);
   EXPECT_TRUE(histogram_.InWindow(c));
   EXPECT_EQ(WindowNodesOn(1), 2u);
-}
-
-TEST(TtftOverloadDetectorTest, SecondHalfAtLeastTwiceTheFirstIsOverloaded) {
-  TtftOverloadDetector detector(FromSeconds(180), 2);
-  detector.Add(FromSeconds(10), 7, 0, 0.1);
-  detector.Add(FromSeconds(150), 7, 0, 0.2);
-  EXPECT_TRUE(detector.Overloaded(7, 0, FromSeconds(160)));   // halves split at 70 s
-  EXPECT_FALSE(detector.Overloaded(7, 0, FromSeconds(200)));  // 10 s is out of the window
-  EXPECT_FALSE(detector.Overloaded(7, 1, FromSeconds(160)));
-  detector.Add(FromSeconds(151), 7, 0, 0.05);  // second-half mean 0.125 < 0.2
-  EXPECT_FALSE(detector.Overloaded(7, 0, FromSeconds(160)));
-  detector.Rename(7, 9, 0);
-  EXPECT_FALSE(detector.Overloaded(7, 0, FromSeconds(160)));
-}
-
-// Each answer is about the pair as it is now, whatever was asked before it
-// was added, renamed or erased.
-TEST(TtftOverloadDetectorTest, AnswersFollowThePairsThroughAddsRenamesAndErasures) {
-  TtftOverloadDetector detector(FromSeconds(180), 2);
-  const sim::Time now = FromSeconds(160);
-  EXPECT_FALSE(detector.Overloaded(7, 0, now));  // no such pair yet
-  detector.Add(FromSeconds(10), 7, 0, 0.1);
-  detector.Add(FromSeconds(150), 7, 0, 0.2);
-  EXPECT_TRUE(detector.Overloaded(7, 0, now));
-  EXPECT_FALSE(detector.Overloaded(9, 0, now));
-  detector.Rename(7, 9, 0);
-  EXPECT_TRUE(detector.Overloaded(9, 0, now));
-  detector.Rename(9, 7, 0);
-  EXPECT_FALSE(detector.Overloaded(9, 0, now));
-  EXPECT_TRUE(detector.Overloaded(7, 0, now));
-  detector.Erase(7, 0);
-  EXPECT_FALSE(detector.Overloaded(7, 0, now));
-  detector.Add(FromSeconds(10), 7, 1, 0.1);  // another replica's pair
-  detector.Add(FromSeconds(150), 7, 1, 0.3);
-  EXPECT_TRUE(detector.Overloaded(7, 1, now));
-  EXPECT_FALSE(detector.Overloaded(7, 0, now));
-}
-
-TEST(TtftOverloadDetectorTest, ARenameReplacesTheTargetAndAnErasedPairStartsAfresh) {
-  TtftOverloadDetector detector(FromSeconds(180), 2);
-  detector.Add(FromSeconds(10), 7, 0, 0.1);
-  detector.Add(FromSeconds(150), 7, 0, 0.2);
-  detector.Add(FromSeconds(10), 9, 0, 0.1);
-  detector.Rename(7, 9, 0);  // 9's own points are gone: 7's replace them
-  EXPECT_TRUE(detector.Overloaded(9, 0, FromSeconds(160)));
-  detector.Erase(9, 0);
-  EXPECT_FALSE(detector.Overloaded(9, 0, FromSeconds(160)));
-  // A new pair reuses the erased one's storage but none of its points.
-  detector.Add(FromSeconds(150), 8, 0, 0.2);
-  EXPECT_FALSE(detector.Overloaded(8, 0, FromSeconds(160)));  // no first half
-  detector.Add(FromSeconds(155), 8, 0, 0.4);
-  EXPECT_FALSE(detector.Overloaded(8, 0, FromSeconds(160)));
 }
 
 // The policy through its interface: requests carry hand-made block chains.
