@@ -5,7 +5,7 @@
 
 #include "sim/core/slot_pool.h"
 
-// Invariants: a node is in the window iff it owns a slot; a slot's `listed`
+// Invariants: a node is in the window iff it owns a slot; a slot's listed
 // GPUs are exactly its node's allocation, it is in busy_lists_ of each of
 // them when `busy`, and the per-GPU sums hold, for each of
 // them, the slot's share and refs·decode_tokens (busy sums only when
@@ -83,25 +83,25 @@ void PrebleHistogram::Unlist(uint32_t slot, const Listing& listing) {
   busy[listing.busy_index] = moved;
   busy.pop_back();
   if (moved == stats_[slot].node) return;
-  for (Listing& l : stats_[slot_of_[moved]].listed) {
+  stats_[slot_of_[moved]].ForEachListing([&](Listing& l) {
     if (l.gpu == gpu) l.busy_index = listing.busy_index;
-  }
+  });
 }
 
 void PrebleHistogram::Retract(uint32_t slot) {
   Stat& s = stats_[slot];
-  for (const Listing& listing : s.listed) {
+  s.ForEachListing([&](const Listing& listing) {
     const uint32_t gpu = listing.gpu;
-    const int64_t decode = static_cast<int64_t>(tree_.refs(s.node, gpu)) * s.decode_tokens;
     prefill_ns_[gpu] -= s.share_ns;
-    decode_[gpu] -= decode;
+    decode_[gpu] -= listing.decode;
     if (s.busy) {
       busy_prefill_ns_[gpu] -= s.share_ns;
-      busy_decode_[gpu] -= decode;
+      busy_decode_[gpu] -= listing.decode;
       Unlist(slot, listing);
     }
-  }
-  s.listed.clear();
+  });
+  s.listings = 0;
+  s.more.clear();
 }
 
 // get_prefill_cost: miss·count·T_prefill(num_tokens, context_length)/|alloc|.
@@ -131,12 +131,16 @@ void PrebleHistogram::Apply(uint32_t slot) {
       busy_prefill_ns_[gpu] += s.share_ns;
       busy_decode_[gpu] += decode;
     }
-    Listing listing{gpu, kNone};
+    Listing listing{gpu, kNone, decode};
     if (s.busy) {
       listing.busy_index = static_cast<uint32_t>(busy_lists_[gpu].size());
       busy_lists_[gpu].push_back(s.node);
     }
-    s.listed.push_back(listing);
+    if (s.listings++ == 0) {
+      s.first = listing;
+    } else {
+      s.more.push_back(listing);
+    }
   }
 }
 
@@ -156,10 +160,15 @@ void PrebleHistogram::AddRefsOnPath(uint32_t leaf, uint32_t gpu, int delta) {
   for (uint32_t n = leaf; n != PrebleTree::kRoot; n = tree_.parent(n)) {
     tree_.AddRefs(n, gpu, delta);
     const uint32_t slot = SlotOf(n);
-    if (slot == kNone || !tree_.allocated(n, gpu)) continue;
-    const int64_t change = delta * stats_[slot].decode_tokens;
-    decode_[gpu] += change;
-    if (stats_[slot].busy) busy_decode_[gpu] += change;
+    if (slot == kNone) continue;
+    Stat& s = stats_[slot];
+    s.ForEachListing([&](Listing& listing) {  // listed on gpu = allocated to it
+      if (listing.gpu != gpu) return;
+      const int64_t change = delta * s.decode_tokens;
+      listing.decode += change;
+      decode_[gpu] += change;
+      if (s.busy) busy_decode_[gpu] += change;
+    });
   }
 }
 

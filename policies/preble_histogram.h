@@ -83,11 +83,12 @@ class PrebleHistogram {
   static constexpr uint32_t kNone = UINT32_MAX;
   static constexpr int64_t kBusyCount = 2;
 
-  // One GPU of a window node's allocation, and where the node is in its
-  // busy list.
+  // One GPU of a window node's allocation: where the node is in its busy
+  // list and the decode term it added to the GPU's sums.
   struct Listing {
     uint32_t gpu;
     uint32_t busy_index;  // in busy_lists_[gpu], kNone unless busy
+    int64_t decode;       // refs·decode_tokens, as applied and changed since
   };
   // One important node's window statistics and the terms it has added to
   // the sums (for exactly the GPUs it is listed on, = its allocation).
@@ -101,7 +102,19 @@ class PrebleHistogram {
     bool busy = false;                                 // applied with count ≥ 2
     uint32_t prefill_blocks = 0, prefill_context = 0;  // the geometry prefill_s is for
     double prefill_s = 0;
-    std::vector<Listing> listed;  // one per GPU of the allocation
+    // One listing per GPU of the allocation: the first held here (most
+    // allocations are one GPU, and a move touches every window node of the
+    // subtree, so a node's terms are read without leaving its slot), the
+    // others in `more`.
+    uint32_t listings = 0;
+    Listing first{};
+    std::vector<Listing> more;
+    template <typename F>
+    void ForEachListing(F&& f) {
+      if (listings == 0) return;
+      f(first);
+      for (Listing& l : more) f(l);
+    }
   };
   struct Entry {
     sim::Time time;
