@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 
+#include "models/whole_block_hashes.h"
 #include "sim/core/hashing.h"
 
 namespace kvroute::models {
@@ -45,20 +46,13 @@ void BlockHasher::Append(const PromptSegment& segment, std::vector<uint64_t>* ou
   uint32_t offset = 0;
   if (filled_ > 0 && segment.tokens > 0) offset = AppendPiece(segment, 0, out);
   // The blocks wholly inside the segment, each one piece starting empty
-  // (content 0): the loop that hashes long prompts, written without the
-  // general case's branches so that consecutive blocks' content hashes,
-  // which do not depend on the chain, overlap.
+  // (content 0): the loop that hashes long prompts (whole_block_hashes.h).
   const uint32_t whole = (segment.tokens - offset) / block_size_;
   if (whole > 0) {
     const size_t first = out->size();
     out->resize(first + whole);
-    uint64_t* hashes = out->data() + first;
-    for (uint32_t b = 0; b < whole; ++b, offset += block_size_) {
-      const uint64_t where = (static_cast<uint64_t>(offset) << 32) | block_size_;
-      const uint64_t content = sim::Combine(0, sim::Combine(segment.salt, where));
-      chain_ = sim::ChainBlockHash(chain_, content);
-      hashes[b] = chain_;
-    }
+    chain_ = HashWholeBlocks(chain_, segment.salt, offset, block_size_, whole, out->data() + first);
+    offset += whole * block_size_;
   }
   if (offset < segment.tokens) AppendPiece(segment, offset, out);
 }
