@@ -1,7 +1,5 @@
 #include "models/whole_block_hashes.h"
 
-#include <cstring>
-
 #include "sim/core/hashing.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
@@ -36,21 +34,28 @@ KVROUTE_WIDE_TARGET inline Lanes Combine(Lanes a, Lanes b) {
   return Mix64(a ^ Mix64(b + sim::kCombineOffset));
 }
 
-// Premixed contents of blocks [0, count - count % 8) into out, eight at a
-// time. Shifting a 64-bit lane left by 32 drops its high half as the 32-bit
-// offset of the one-by-one loop would.
-KVROUTE_WIDE_TARGET uint32_t PremixWide(uint64_t salt, uint32_t offset, uint32_t block_size,
-                                        uint32_t count, uint64_t* out) {
+// Blocks eight at a time: the premixed contents of the next eight are made
+// in the vector unit while the scalar chain runs through the last eight, its
+// latency the loop's only bound. Returns how many blocks it hashed (count
+// rounded down to a multiple of eight). Shifting a 64-bit lane left by 32
+// drops its high half as the 32-bit offset of the one-by-one loop would.
+KVROUTE_WIDE_TARGET uint32_t HashEights(uint64_t* chain, uint64_t salt, uint32_t offset,
+                                        uint32_t block_size, uint32_t count, uint64_t* out) {
   const Lanes lane = {0, 1, 2, 3, 4, 5, 6, 7};
   const Lanes salts = Lanes{} + salt;
+  uint64_t h = *chain;
   uint32_t b = 0;
   for (; b + 8 <= count; b += 8) {
     const Lanes offsets = (static_cast<uint64_t>(offset) + (lane + b) * block_size);
     const Lanes where = (offsets << 32) | block_size;
     const Lanes content = Combine(Lanes{}, Combine(salts, where));
     const Lanes premixed = Mix64(content + sim::kCombineOffset);
-    std::memcpy(out + b, &premixed, sizeof premixed);
+    for (uint32_t i = 0; i < 8; ++i) {
+      h = sim::ChainPremixed(h, premixed[i]);
+      out[b + i] = h;
+    }
   }
+  *chain = h;
   return b;
 }
 
@@ -85,15 +90,9 @@ uint64_t HashWholeBlocksOneByOne(uint64_t chain, uint64_t salt, uint32_t offset,
 uint64_t HashWholeBlocksWide(uint64_t chain, uint64_t salt, uint32_t offset, uint32_t block_size,
                              uint32_t count, uint64_t* out) {
 #ifdef KVROUTE_WIDE_BLOCK_HASHING
-  const uint32_t wide = PremixWide(salt, offset, block_size, count, out);
-  for (uint32_t b = wide; b < count; ++b) {
-    out[b] = PremixedContent(salt, offset + b * block_size, block_size);
-  }
-  for (uint32_t b = 0; b < count; ++b) {
-    chain = sim::ChainPremixed(chain, out[b]);  // the premixed content, replaced by the hash
-    out[b] = chain;
-  }
-  return chain;
+  const uint32_t done = HashEights(&chain, salt, offset, block_size, count, out);
+  return HashWholeBlocksOneByOne(chain, salt, offset + done * block_size, block_size, count - done,
+                                 out + done);
 #else
   return HashWholeBlocksOneByOne(chain, salt, offset, block_size, count, out);
 #endif

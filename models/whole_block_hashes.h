@@ -10,10 +10,11 @@
 //
 // Of the six SplitMix64 finalizers per block, five make the content and do not
 // depend on the chain. One block at a time, the CPU's multipliers are the
-// bottleneck; with AVX-512 the contents are made eight blocks at a time first,
-// and then only the chain's own finalizer is left per block, latency-bound
-// (docs/PERFORMANCE.md, "Wide block hashing"). The hashes are the same either
-// way: the same 64-bit integer arithmetic, lane by lane.
+// bottleneck; with AVX-512 the vector unit makes the contents of eight blocks
+// at a time while the scalar chain runs through the eight before, and only the
+// chain's own finalizer is left per block, latency-bound (docs/PERFORMANCE.md,
+// "Wide block hashing"). The hashes are the same either way: the same 64-bit
+// integer arithmetic, lane by lane.
 #ifndef KVROUTE_MODELS_WHOLE_BLOCK_HASHES_H_
 #define KVROUTE_MODELS_WHOLE_BLOCK_HASHES_H_
 
