@@ -11,7 +11,7 @@
 // them, the slot's share and refs·decode_tokens (busy sums only when
 // `busy`). Every change to those inputs retracts the slot's terms first and
 // applies them again after. A node other than the root is in its parent's
-// branch list iff window_below_ of it is > 0.
+// branch list iff its window_below is > 0.
 
 namespace kvroute::policies {
 
@@ -28,35 +28,31 @@ PrebleHistogram::PrebleHistogram(PrebleTree& tree, const CostEstimator& cost, ui
       busy_lists_(gpus) {}
 
 void PrebleHistogram::CoverTree() {
-  if (tree_.size() <= slot_of_.size()) return;
-  slot_of_.resize(tree_.size(), kNone);
-  window_below_.resize(tree_.size(), 0);
-  first_branch_.resize(tree_.size(), kNone);
-  next_branch_.resize(tree_.size(), kNone);
-  prev_branch_.resize(tree_.size(), kNone);
+  if (tree_.size() > nodes_.size()) nodes_.resize(tree_.size());
 }
 
 void PrebleHistogram::LinkBranch(uint32_t parent, uint32_t child) {
-  const uint32_t first = first_branch_[parent];
-  next_branch_[child] = first;
-  prev_branch_[child] = kNone;
-  if (first != kNone) prev_branch_[first] = child;
-  first_branch_[parent] = child;
+  const uint32_t first = nodes_[parent].first_branch;
+  nodes_[child].next_branch = first;
+  nodes_[child].prev_branch = kNone;
+  if (first != kNone) nodes_[first].prev_branch = child;
+  nodes_[parent].first_branch = child;
 }
 
 void PrebleHistogram::UnlinkBranch(uint32_t parent, uint32_t child) {
-  const uint32_t next = next_branch_[child], prev = prev_branch_[child];
-  (prev != kNone ? next_branch_[prev] : first_branch_[parent]) = next;
-  if (next != kNone) prev_branch_[next] = prev;
-  next_branch_[child] = prev_branch_[child] = kNone;
+  const uint32_t next = nodes_[child].next_branch, prev = nodes_[child].prev_branch;
+  (prev != kNone ? nodes_[prev].next_branch : nodes_[parent].first_branch) = next;
+  if (next != kNone) nodes_[next].prev_branch = prev;
+  nodes_[child].next_branch = nodes_[child].prev_branch = kNone;
 }
 
 void PrebleHistogram::CountWindowNode(uint32_t node, int by) {
   for (uint32_t n = node;; n = tree_.parent(n)) {
-    const bool had = window_below_[n] > 0;
-    window_below_[n] += by;
+    uint32_t& below = nodes_[n].window_below;
+    const bool had = below > 0;
+    below += by;
     if (n == PrebleTree::kRoot) break;
-    const bool has = window_below_[n] > 0;
+    const bool has = below > 0;
     if (has && !had) LinkBranch(tree_.parent(n), n);
     if (had && !has) UnlinkBranch(tree_.parent(n), n);
   }
@@ -64,8 +60,8 @@ void PrebleHistogram::CountWindowNode(uint32_t node, int by) {
 
 void PrebleHistogram::SetSlot(uint32_t node, uint32_t slot) {
   CoverTree();
-  const bool was = slot_of_[node] != kNone, is = slot != kNone;
-  slot_of_[node] = slot;
+  const bool was = nodes_[node].slot != kNone, is = slot != kNone;
+  nodes_[node].slot = slot;
   if (was != is) CountWindowNode(node, is ? 1 : -1);
 }
 
@@ -83,7 +79,7 @@ void PrebleHistogram::Unlist(uint32_t slot, const Listing& listing) {
   busy[listing.busy_index] = moved;
   busy.pop_back();
   if (moved == stats_[slot].node) return;
-  stats_[slot_of_[moved]].ForEachListing([&](Listing& l) {
+  stats_[nodes_[moved].slot].ForEachListing([&](Listing& l) {
     if (l.gpu == gpu) l.busy_index = listing.busy_index;
   });
 }
@@ -212,7 +208,7 @@ void PrebleHistogram::OnSplit(const PrebleTree::Split& split) {
   CoverTree();
   // The new parent holds the same subtree and takes the child's place among
   // its parent's window branches; the child is then its only one.
-  window_below_[split.parent] = WindowBelow(split.child);
+  nodes_[split.parent].window_below = WindowBelow(split.child);
   if (WindowBelow(split.child) > 0) {
     UnlinkBranch(tree_.parent(split.parent), split.child);
     LinkBranch(tree_.parent(split.parent), split.parent);

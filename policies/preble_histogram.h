@@ -73,9 +73,9 @@ class PrebleHistogram {
   // particular order: first_window_branch, then next_window_branch of each
   // until kNone (= PrebleTree::kNone). The branches a move walks.
   uint32_t first_window_branch(uint32_t node) const {
-    return WindowBelow(node) > 0 ? first_branch_[node] : kNone;
+    return WindowBelow(node) > 0 ? nodes_[node].first_branch : kNone;
   }
-  uint32_t next_window_branch(uint32_t child) const { return next_branch_[child]; }
+  uint32_t next_window_branch(uint32_t child) const { return nodes_[child].next_branch; }
   uint32_t Count(uint32_t node) const;
   size_t window_nodes() const { return stats_.size() - free_.size(); }
 
@@ -123,13 +123,13 @@ class PrebleHistogram {
     int64_t prompt_tokens;
   };
 
-  uint32_t SlotOf(uint32_t node) const { return node < slot_of_.size() ? slot_of_[node] : kNone; }
+  uint32_t SlotOf(uint32_t node) const { return node < nodes_.size() ? nodes_[node].slot : kNone; }
   uint32_t WindowBelow(uint32_t node) const {
-    return node < window_below_.size() ? window_below_[node] : 0;
+    return node < nodes_.size() ? nodes_[node].window_below : 0;
   }
   // Grows the per-node tables to the tree's size.
   void CoverTree();
-  // Adds `by` (±1) to window_below_ of the node and its ancestors, keeping
+  // Adds `by` (±1) to window_below of the node and its ancestors, keeping
   // each parent's list of window branches in step.
   void CountWindowNode(uint32_t node, int by);
   void LinkBranch(uint32_t parent, uint32_t child);
@@ -146,13 +146,19 @@ class PrebleHistogram {
   int block_size_;
   std::vector<Stat> stats_;
   std::vector<uint32_t> free_;
-  std::vector<uint32_t> slot_of_;       // node -> slot, kNone outside the window
-  std::vector<uint32_t> window_below_;  // node -> window nodes in its subtree, itself included
-  // Per node, its children with window nodes below (window_below_ > 0), a
-  // doubly linked list in no particular order: a move walks these branches
-  // only, not every child of a shared prefix (Preble's tree keeps every
-  // prompt ever routed, so a system prompt's node has one child per request).
-  std::vector<uint32_t> first_branch_, next_branch_, prev_branch_;
+  // What the histogram keeps per tree node, in one place: a move reads all of
+  // it for every window node of the subtree.
+  struct NodeState {
+    uint32_t slot = kNone;      // in stats_, kNone outside the window
+    uint32_t window_below = 0;  // window nodes in the node's subtree, itself included
+    // Its children with window nodes below (window_below > 0), a doubly
+    // linked list in no particular order: a move walks these branches only,
+    // not every child of a shared prefix (Preble's tree keeps every prompt
+    // ever routed, so a system prompt's node has one child per request).
+    uint32_t first_branch = kNone;
+    uint32_t next_branch = kNone, prev_branch = kNone;  // among its parent's
+  };
+  std::vector<NodeState> nodes_;
   sim::RingDeque<Entry> entries_;
   std::vector<int64_t> prefill_ns_, busy_prefill_ns_;  // per GPU
   std::vector<int64_t> decode_, busy_decode_;          // Σ ref·decode tokens per GPU
