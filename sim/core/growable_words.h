@@ -5,7 +5,8 @@
 // trees' runs, models/block_run_tree.h) each growth then faults in and writes
 // several times the memory the arena will ever use. On Preble's global tree
 // over the Mooncake-length flagship that was ~40% of a run's time, in the
-// kernel clearing pages (docs/PERFORMANCE.md, "Arenas that grow in place").
+// kernel clearing pages (docs/performance/EARLIER_PASSES.md, "Arenas that
+// grow in place").
 // Here a small array is grown with realloc, and one past kMappedBytes is a
 // mapping of its own grown with Linux's mremap, which moves the pages rather
 // than their contents. Either way new words are left as they are, to be
