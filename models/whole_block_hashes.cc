@@ -23,6 +23,7 @@ constexpr uint32_t kWideMinBlocks = 8;
 #define KVROUTE_WIDE_TARGET __attribute__((target("avx512f,avx512dq")))
 using Lanes = uint64_t __attribute__((vector_size(64)));  // eight blocks
 
+// sim/core/hashing.h's functions, lane by lane.
 KVROUTE_WIDE_TARGET inline Lanes Mix64(Lanes x) {
   x += sim::kMix64Gamma;
   x = (x ^ (x >> 30)) * sim::kMix64Multiplier1;
@@ -30,9 +31,9 @@ KVROUTE_WIDE_TARGET inline Lanes Mix64(Lanes x) {
   return x ^ (x >> 31);
 }
 
-KVROUTE_WIDE_TARGET inline Lanes Combine(Lanes a, Lanes b) {
-  return Mix64(a ^ Mix64(b + sim::kCombineOffset));
-}
+KVROUTE_WIDE_TARGET inline Lanes PremixRight(Lanes b) { return Mix64(b + sim::kCombineOffset); }
+
+KVROUTE_WIDE_TARGET inline Lanes Combine(Lanes a, Lanes b) { return Mix64(a ^ PremixRight(b)); }
 
 // Blocks eight at a time: the premixed contents of the next eight are made
 // in the vector unit while the scalar chain runs through the last eight, its
@@ -49,7 +50,7 @@ KVROUTE_WIDE_TARGET uint32_t HashEights(uint64_t* chain, uint64_t salt, uint32_t
     const Lanes offsets = (static_cast<uint64_t>(offset) + (lane + b) * block_size);
     const Lanes where = (offsets << 32) | block_size;
     const Lanes content = Combine(Lanes{}, Combine(salts, where));
-    const Lanes premixed = Mix64(content + sim::kCombineOffset);
+    const Lanes premixed = PremixRight(content);
     for (uint32_t i = 0; i < 8; ++i) {
       h = sim::ChainPremixed(h, premixed[i]);
       out[b + i] = h;
