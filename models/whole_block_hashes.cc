@@ -16,7 +16,8 @@ uint64_t PremixedContent(uint64_t salt, uint32_t offset, uint32_t block_size) {
   return sim::PremixRight(sim::Combine(0, sim::Combine(salt, where)));
 }
 
-// Below this many blocks the one-by-one loop is as fast.
+// Fewer blocks than one vector's worth: the wide way would hash them one by
+// one too.
 constexpr uint32_t kWideMinBlocks = 8;
 
 #ifdef KVROUTE_WIDE_BLOCK_HASHING
