@@ -7,11 +7,11 @@
 
 // Invariants: a node is in the window iff it owns a slot; a slot's listed
 // GPUs are exactly its node's allocation, it is in busy_lists_ of each of
-// them when `busy`, and the per-GPU sums hold, for each of
-// them, the slot's share and refs·decode_tokens (busy sums only when
-// `busy`). Every change to those inputs retracts the slot's terms first and
-// applies them again after. A node other than the root is in its parent's
-// branch list iff its window_below is > 0.
+// them when `busy`, and the per-GPU sums hold, for each of them, the slot's
+// share and its listing's decode term (busy sums only when `busy`). Every
+// change to those inputs retracts the slot's terms first and applies them
+// again after. A node other than the root is in its parent's branch list iff
+// its window_below is > 0.
 
 namespace kvroute::policies {
 
