@@ -34,7 +34,7 @@ class PrebleHistogramTest : public ::testing::Test {
   PrebleHistogramTest()
       : fixed_(FromSeconds(0.01)),
         estimator_(Context()),
-        histogram_(tree_, estimator_, kGpus, FromSeconds(30), 16),
+        histogram_(tree_, estimator_, kGpus, FromSeconds(200), 16),
         rng_(11, "test.preble_histogram") {}
 
   PolicyContext Context() {
@@ -44,15 +44,25 @@ class PrebleHistogramTest : public ::testing::Test {
     return ctx;
   }
 
-  // The first blocks of one of a few documents, then sometimes a tail of
-  // blocks no other prompt has: prompts end inside earlier ones, extend
-  // them and diverge from them, so nodes split and turn large or small.
+  // The first blocks of one of a few documents, or all of it and then one
+  // of its few sections, then sometimes a tail of blocks no other prompt
+  // has: prompts end inside earlier ones, extend them and diverge from
+  // them, so nodes split and turn large or small. A section or tail longer
+  // than what precedes it is a window node of its own below the document's,
+  // and a section is shared, so busy nodes are moved with their ancestors.
   std::vector<uint64_t> Prompt() {
     const uint64_t document = rng_.UniformInt(6);
     std::vector<uint64_t> chain;
-    const uint64_t length = 1 + rng_.UniformInt(24);
+    const bool sectioned = rng_.Uniform() < 0.4;
+    const uint64_t length = sectioned ? 24 : 1 + rng_.UniformInt(24);
     for (uint64_t j = 1; j <= length; ++j) chain.push_back(document * 1000 + j);
-    const uint64_t tail = rng_.Uniform() < 0.5 ? rng_.UniformInt(6) : 0;
+    if (sectioned) {
+      const uint64_t section = rng_.UniformInt(3), section_length = 1 + rng_.UniformInt(40);
+      for (uint64_t j = 1; j <= section_length; ++j) {
+        chain.push_back(100'000 + document * 1000 + section * 100 + j);
+      }
+    }
+    const uint64_t tail = rng_.Uniform() < 0.5 ? rng_.UniformInt(30) : 0;
     for (uint64_t j = 0; j < tail; ++j) chain.push_back(1'000'000 + next_unique_++);
     return chain;
   }
@@ -64,7 +74,12 @@ class PrebleHistogramTest : public ::testing::Test {
     if (leaf == PrebleTree::kRoot) return;
     uint32_t important = leaf;
     while (!tree_.large(important)) important = tree_.parent(important);
-    const auto gpu = static_cast<uint32_t>(rng_.UniformInt(kGpus));
+    // Most requests follow the important node's first GPU, as Preble
+    // routes a prefix's requests where it is cached: busy nodes then stay on
+    // one GPU, and a move meets them there.
+    const std::span<const uint32_t> on = tree_.allocation(important);
+    const bool follow = !on.empty() && rng_.Uniform() < 0.8;
+    const auto gpu = follow ? on[0] : static_cast<uint32_t>(rng_.UniformInt(kGpus));
     histogram_.AllocatePath(leaf, gpu);
     histogram_.AddRefsOnPath(leaf, gpu, +1);
     histogram_.Record(now, important, leaf, static_cast<uint32_t>(1 + rng_.UniformInt(200)));
@@ -172,7 +187,12 @@ TEST_F(PrebleHistogramTest, RunningSumsAndListsEqualAScanAfterEveryStep) {
     } else if (const uint32_t n = AnyWindowNode(); n != PrebleTree::kNone) {
       const auto gpu = static_cast<uint32_t>(rng_.UniformInt(kGpus));
       if (u < 0.95) {
-        histogram_.MoveSubtree(n, gpu);
+        // Often from an ancestor, so that moves carry window nodes below.
+        uint32_t root = n;
+        while (tree_.parent(root) != PrebleTree::kRoot && rng_.Uniform() < 0.7) {
+          root = tree_.parent(root);
+        }
+        histogram_.MoveSubtree(root, gpu);
         ++moves;
       } else {
         histogram_.Replicate(n, gpu);
