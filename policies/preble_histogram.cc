@@ -176,32 +176,59 @@ void PrebleHistogram::Replicate(uint32_t node, uint32_t gpu) {
   if (slot != kNone) Apply(slot);
 }
 
-// The tree moves the subtree lazily; window nodes in it are written now, as
+// The tree moves the subtree lazily, and the descendants read their new
+// allocation from the root's move; window nodes in it are re-priced now, as
 // their terms are in the sums. Only branches holding window nodes are walked,
 // in no particular order: the sums are integers and rebalancing sorts the
 // nodes it reads from the lists.
 void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
-  const uint32_t only[] = {gpu};
+  const uint32_t root_slot = SlotOf(node);
+  if (root_slot != kNone) Retract(root_slot);
+  tree_.MoveSubtree(node, gpu);
+  if (root_slot != kNone) Apply(root_slot);
   stack_.assign(1, node);
   while (!stack_.empty()) {
     const uint32_t n = stack_.back();
     stack_.pop_back();
     const uint32_t slot = SlotOf(n);
-    if (n == node || slot != kNone) {
-      if (slot != kNone) Retract(slot);
-      if (n == node) {
-        tree_.MoveSubtree(n, gpu);
-      } else {
-        tree_.SetAllocation(n, only);
-      }
-      if (slot != kNone) Apply(slot);
-    }
+    if (n != node && slot != kNone) MoveTerms(slot, gpu);
     if (WindowBelow(n) > (slot != kNone ? 1u : 0u)) {
       for (uint32_t c = first_window_branch(n); c != kNone; c = next_window_branch(c)) {
         stack_.push_back(c);
       }
     }
   }
+}
+
+// A window node below a move, whose allocation is now {gpu}. When it was one
+// GPU already, its share (which depends on the allocation only through its
+// size) carries over and only its decode term is read again; this is most
+// nodes, and saves re-reading the node's geometry and allocation.
+void PrebleHistogram::MoveTerms(uint32_t slot, uint32_t gpu) {
+  Stat& s = stats_[slot];
+  if (s.listings != 1) {
+    Retract(slot);
+    Apply(slot);
+    return;
+  }
+  Listing& listing = s.first;
+  const uint32_t from = listing.gpu;
+  const int64_t decode = static_cast<int64_t>(tree_.refs(s.node, gpu)) * s.decode_tokens;
+  prefill_ns_[from] -= s.share_ns;
+  prefill_ns_[gpu] += s.share_ns;
+  decode_[from] -= listing.decode;
+  decode_[gpu] += decode;
+  if (s.busy) {
+    busy_prefill_ns_[from] -= s.share_ns;
+    busy_prefill_ns_[gpu] += s.share_ns;
+    busy_decode_[from] -= listing.decode;
+    busy_decode_[gpu] += decode;
+    Unlist(slot, listing);
+    listing.busy_index = static_cast<uint32_t>(busy_lists_[gpu].size());
+    busy_lists_[gpu].push_back(s.node);
+  }
+  listing.gpu = gpu;
+  listing.decode = decode;
 }
 
 void PrebleHistogram::OnSplit(const PrebleTree::Split& split) {

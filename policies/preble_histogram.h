@@ -136,6 +136,7 @@ class PrebleHistogram {
   void UnlinkBranch(uint32_t parent, uint32_t child);
   void Retract(uint32_t slot);
   void Apply(uint32_t slot);
+  void MoveTerms(uint32_t slot, uint32_t gpu);
   void Unlist(uint32_t slot, const Listing& listing);
   void Expire(sim::Time now);
   void SetSlot(uint32_t node, uint32_t slot);
