@@ -113,6 +113,7 @@ void PrebleHistogram::Apply(uint32_t slot) {
   }
   const std::span<const uint32_t> allocation = tree_.allocation(s.node);
   s.busy = s.count >= kBusyCount;
+  s.refs = tree_.sole_refs(s.node);
   s.share_ns = 0;
   if (allocation.empty()) return;
   const double miss =
@@ -158,6 +159,7 @@ void PrebleHistogram::AddRefsOnPath(uint32_t leaf, uint32_t gpu, int delta) {
     const uint32_t slot = SlotOf(n);
     if (slot == kNone) continue;
     Stat& s = stats_[slot];
+    s.refs = tree_.sole_refs(n);
     s.ForEachListing([&](Listing& listing) {  // listed on gpu = allocated to it
       if (listing.gpu != gpu) return;
       const int64_t change = delta * s.decode_tokens;
@@ -194,6 +196,7 @@ void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
     if (n != node && slot != kNone) MoveTerms(slot, gpu);
     if (WindowBelow(n) > (slot != kNone ? 1u : 0u)) {
       for (uint32_t c = first_window_branch(n); c != kNone; c = next_window_branch(c)) {
+        if (nodes_[c].slot != kNone) __builtin_prefetch(&stats_[nodes_[c].slot]);
         stack_.push_back(c);
       }
     }
@@ -213,7 +216,10 @@ void PrebleHistogram::MoveTerms(uint32_t slot, uint32_t gpu) {
   }
   Listing& listing = s.first;
   const uint32_t from = listing.gpu;
-  const int64_t decode = static_cast<int64_t>(tree_.refs(s.node, gpu)) * s.decode_tokens;
+  const uint32_t refs = s.refs.count == PrebleTree::kSeveral ? tree_.refs(s.node, gpu)
+                        : s.refs.gpu == gpu                  ? s.refs.count
+                                                             : 0;
+  const int64_t decode = static_cast<int64_t>(refs) * s.decode_tokens;
   prefill_ns_[from] -= s.share_ns;
   prefill_ns_[gpu] += s.share_ns;
   decode_[from] -= listing.decode;

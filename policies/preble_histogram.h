@@ -91,23 +91,27 @@ class PrebleHistogram {
     int64_t decode;       // refs·decode_tokens, as applied and changed since
   };
   // One important node's window statistics and the terms it has added to
-  // the sums (for exactly the GPUs it is listed on, = its allocation).
-  struct Stat {
+  // the sums (for exactly the GPUs it is listed on, = its allocation). What a
+  // move reads comes first, in the slot's first cache line.
+  struct alignas(64) Stat {
     uint32_t node = kNone;
-    int64_t count = 0;
-    int64_t hit_tokens = 0;
-    int64_t prompt_tokens = 0;
+    uint32_t listings = 0;
+    bool busy = false;  // applied with count ≥ 2
+    // The tree's reference counts of the node, as of the last change to
+    // them, so a move need not read the tree node.
+    PrebleTree::SoleRefs refs;
+    int64_t share_ns = 0;  // applied miss·count·T_prefill/|alloc|
     int64_t decode_tokens = 0;
-    int64_t share_ns = 0;                              // applied miss·count·T_prefill/|alloc|
-    bool busy = false;                                 // applied with count ≥ 2
-    uint32_t prefill_blocks = 0, prefill_context = 0;  // the geometry prefill_s is for
-    double prefill_s = 0;
     // One listing per GPU of the allocation: the first held here (most
     // allocations are one GPU, and a move touches every window node of the
     // subtree, so a node's terms are read without leaving its slot), the
     // others in `more`.
-    uint32_t listings = 0;
     Listing first{};
+    int64_t count = 0;
+    int64_t hit_tokens = 0;
+    int64_t prompt_tokens = 0;
+    uint32_t prefill_blocks = 0, prefill_context = 0;  // the geometry prefill_s is for
+    double prefill_s = 0;
     std::vector<Listing> more;
     template <typename F>
     void ForEachListing(F&& f) {

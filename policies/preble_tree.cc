@@ -167,6 +167,14 @@ uint32_t PrebleTree::refs(uint32_t node, uint32_t gpu) const {
   return 0;
 }
 
+PrebleTree::SoleRefs PrebleTree::sole_refs(uint32_t node) const {
+  const Node& n = nodes_[node];
+  if (n.refs_spill == kNone) return {n.ref_gpu, n.ref_count};
+  const Refs& refs = refs_[n.refs_spill];
+  if (refs.size() > 1) return {0, kSeveral};
+  return refs.empty() ? SoleRefs{} : SoleRefs{refs[0].first, refs[0].second};
+}
+
 // A release may find no reference of this replica on a node of the path
 // (the path's references were counted under another replica or already
 // released): counts never go below zero, so there is nothing to take back.

@@ -72,6 +72,14 @@ class PrebleTree {
   void MoveSubtree(uint32_t node, uint32_t gpu);
 
   uint32_t refs(uint32_t node, uint32_t gpu) const;
+  // The node's reference counts when at most one GPU holds any: that GPU
+  // and its count (count 0 when none does); count kSeveral otherwise.
+  static constexpr uint32_t kSeveral = UINT32_MAX;
+  struct SoleRefs {
+    uint32_t gpu = 0;
+    uint32_t count = 0;
+  };
+  SoleRefs sole_refs(uint32_t node) const;
   // REQUIRES: the count stays non-negative.
   void AddRefs(uint32_t node, uint32_t gpu, int delta);
 

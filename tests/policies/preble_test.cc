@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "models/workload.h"
@@ -90,6 +91,22 @@ TEST(PrebleTreeTest, AMoveReallocatesTheSubtreeButNotLaterNodesOrLaterWrites) {
   EXPECT_TRUE(tree.allocated(splits[0].parent, 1));
   EXPECT_TRUE(tree.allocated(old_leaf, 1));
   EXPECT_FALSE(tree.allocated(old_leaf, 0));
+}
+
+TEST(PrebleTreeTest, SoleRefsNamesTheOneGpuHoldingReferencesOrSaysSeveral) {
+  PrebleTree tree;
+  std::vector<PrebleTree::Split> splits;
+  const uint32_t node = tree.Insert(Blocks(0, 4), &splits);
+  auto sole = [&] { return std::pair(tree.sole_refs(node).gpu, tree.sole_refs(node).count); };
+  EXPECT_EQ(sole().second, 0u);
+  tree.AddRefs(node, 2, +3);
+  EXPECT_EQ(sole(), std::pair(2u, 3u));
+  tree.AddRefs(node, 1, +1);  // two GPUs: the counts spill
+  EXPECT_EQ(sole().second, PrebleTree::kSeveral);
+  tree.AddRefs(node, 2, -3);  // one again, held in the spilled list
+  EXPECT_EQ(sole(), std::pair(1u, 1u));
+  tree.AddRefs(node, 1, -1);
+  EXPECT_EQ(sole().second, 0u);
 }
 
 // Cost model fixture: one 10 ms iteration per prefill chunk.
