@@ -32,18 +32,32 @@ void PrebleHistogram::CoverTree() {
 }
 
 void PrebleHistogram::LinkBranch(uint32_t parent, uint32_t child) {
-  const uint32_t first = nodes_[parent].first_branch;
-  nodes_[child].next_branch = first;
-  nodes_[child].prev_branch = kNone;
-  if (first != kNone) nodes_[first].prev_branch = child;
-  nodes_[parent].first_branch = child;
+  uint32_t& list = nodes_[parent].branch_list;
+  if (list == kNone) {
+    if (free_branch_lists_.empty()) {
+      list = static_cast<uint32_t>(branch_lists_.size());
+      branch_lists_.emplace_back();
+    } else {
+      list = free_branch_lists_.back();
+      free_branch_lists_.pop_back();
+    }
+  }
+  std::vector<uint32_t>& branches = branch_lists_[list];
+  nodes_[child].branch_index = static_cast<uint32_t>(branches.size());
+  branches.push_back(child);
 }
 
 void PrebleHistogram::UnlinkBranch(uint32_t parent, uint32_t child) {
-  const uint32_t next = nodes_[child].next_branch, prev = nodes_[child].prev_branch;
-  (prev != kNone ? nodes_[prev].next_branch : nodes_[parent].first_branch) = next;
-  if (next != kNone) nodes_[next].prev_branch = prev;
-  nodes_[child].next_branch = nodes_[child].prev_branch = kNone;
+  uint32_t& list = nodes_[parent].branch_list;
+  std::vector<uint32_t>& branches = branch_lists_[list];
+  const uint32_t last = branches.back();
+  branches[nodes_[child].branch_index] = last;
+  nodes_[last].branch_index = nodes_[child].branch_index;
+  branches.pop_back();
+  if (branches.empty()) {
+    free_branch_lists_.push_back(list);
+    list = kNone;
+  }
 }
 
 void PrebleHistogram::CountWindowNode(uint32_t node, int by) {
@@ -194,11 +208,9 @@ void PrebleHistogram::MoveSubtree(uint32_t node, uint32_t gpu) {
     stack_.pop_back();
     const uint32_t slot = SlotOf(n);
     if (n != node && slot != kNone) MoveTerms(slot, gpu);
-    if (WindowBelow(n) > (slot != kNone ? 1u : 0u)) {
-      for (uint32_t c = first_window_branch(n); c != kNone; c = next_window_branch(c)) {
-        if (nodes_[c].slot != kNone) __builtin_prefetch(&stats_[nodes_[c].slot]);
-        stack_.push_back(c);
-      }
+    for (uint32_t c : WindowBranches(n)) {
+      if (nodes_[c].slot != kNone) __builtin_prefetch(&stats_[nodes_[c].slot]);
+      stack_.push_back(c);
     }
   }
 }
@@ -243,8 +255,10 @@ void PrebleHistogram::OnSplit(const PrebleTree::Split& split) {
   // its parent's window branches; the child is then its only one.
   nodes_[split.parent].window_below = WindowBelow(split.child);
   if (WindowBelow(split.child) > 0) {
-    UnlinkBranch(tree_.parent(split.parent), split.child);
-    LinkBranch(tree_.parent(split.parent), split.parent);
+    const uint32_t above = tree_.parent(split.parent);
+    const uint32_t index = nodes_[split.child].branch_index;
+    branch_lists_[nodes_[above].branch_list][index] = split.parent;
+    nodes_[split.parent].branch_index = index;
     LinkBranch(split.parent, split.child);
   }
   const uint32_t slot = SlotOf(split.child);

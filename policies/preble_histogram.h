@@ -70,12 +70,11 @@ class PrebleHistogram {
   std::span<const uint32_t> BusyNodesOn(uint32_t gpu) const { return busy_lists_[gpu]; }
   bool InWindow(uint32_t node) const { return SlotOf(node) != kNone; }
   // The node's children with window nodes in their subtrees, in no
-  // particular order: first_window_branch, then next_window_branch of each
-  // until kNone (= PrebleTree::kNone). The branches a move walks.
-  uint32_t first_window_branch(uint32_t node) const {
-    return WindowBelow(node) > 0 ? nodes_[node].first_branch : kNone;
+  // particular order: the branches a move walks.
+  std::span<const uint32_t> WindowBranches(uint32_t node) const {
+    const uint32_t list = node < nodes_.size() ? nodes_[node].branch_list : kNone;
+    return list == kNone ? std::span<const uint32_t>{} : branch_lists_[list];
   }
-  uint32_t next_window_branch(uint32_t child) const { return nodes_[child].next_branch; }
   uint32_t Count(uint32_t node) const;
   size_t window_nodes() const { return stats_.size() - free_.size(); }
 
@@ -156,14 +155,20 @@ class PrebleHistogram {
   struct NodeState {
     uint32_t slot = kNone;      // in stats_, kNone outside the window
     uint32_t window_below = 0;  // window nodes in the node's subtree, itself included
-    // Its children with window nodes below (window_below > 0), a doubly
-    // linked list in no particular order: a move walks these branches only,
-    // not every child of a shared prefix (Preble's tree keeps every prompt
-    // ever routed, so a system prompt's node has one child per request).
-    uint32_t first_branch = kNone;
-    uint32_t next_branch = kNone, prev_branch = kNone;  // among its parent's
+    // Its children with window nodes below (window_below > 0), in no
+    // particular order: a move walks these branches only, not every child
+    // of a shared prefix (Preble's tree keeps every prompt ever routed, so a
+    // system prompt's node has one child per request). An array, so that a
+    // move reads the children's states at once rather than one by one down a
+    // linked list; kNone when the node has none.
+    uint32_t branch_list = kNone;  // in branch_lists_
+    uint32_t branch_index = 0;     // where it is in its parent's list
   };
   std::vector<NodeState> nodes_;
+  // Nodes' branch arrays; an emptied one is kept, with its storage, for the
+  // next node that needs one.
+  std::vector<std::vector<uint32_t>> branch_lists_;
+  std::vector<uint32_t> free_branch_lists_;
   sim::RingDeque<Entry> entries_;
   std::vector<int64_t> prefill_ns_, busy_prefill_ns_;  // per GPU
   std::vector<int64_t> decode_, busy_decode_;          // Σ ref·decode tokens per GPU

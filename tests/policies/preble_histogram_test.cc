@@ -135,7 +135,7 @@ class PrebleHistogramTest : public ::testing::Test {
   }
 
   // Each node's window branches against its children found by a scan to
-  // hold window nodes; a list that loops or repeats a child is wrong too.
+  // hold window nodes; a list that repeats a child is wrong too.
   std::string CheckBranches() const {
     std::vector<bool> holds(tree_.size(), false);
     for (uint32_t n = 0; n < tree_.size(); ++n) {
@@ -148,12 +148,7 @@ class PrebleHistogramTest : public ::testing::Test {
       if (holds[n]) expected[tree_.parent(n)].push_back(n);
     }
     for (uint32_t n = 0; n < tree_.size(); ++n) {
-      std::vector<uint32_t> listed;
-      for (uint32_t c = histogram_.first_window_branch(n);
-           c != PrebleTree::kNone && listed.size() <= tree_.size();
-           c = histogram_.next_window_branch(c)) {
-        listed.push_back(c);
-      }
+      const std::span<const uint32_t> listed = histogram_.WindowBranches(n);
       if (Sorted(listed) != expected[n]) return "window branches of node " + std::to_string(n);
     }
     return "";
