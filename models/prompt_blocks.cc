@@ -42,24 +42,25 @@ void ReserveBlocks(std::span<const PromptSegment> segments, const PromptSegment&
 
 }  // namespace
 
-void BlockHasher::Append(const PromptSegment& segment, std::vector<uint64_t>* out) {
-  uint32_t offset = 0;
-  if (filled_ > 0 && segment.tokens > 0) offset = AppendPiece(segment, 0, out);
-  // The blocks wholly inside the segment, each one piece starting empty
+void BlockHasher::AppendRange(const PromptSegment& segment, uint32_t begin, uint32_t end,
+                              std::vector<uint64_t>* out) {
+  uint32_t offset = begin;
+  if (filled_ > 0 && offset < end) offset = AppendPiece(segment, offset, end, out);
+  // The blocks wholly inside the range, each one piece starting empty
   // (content 0): the loop that hashes long prompts (whole_block_hashes.h).
-  const uint32_t whole = (segment.tokens - offset) / block_size_;
+  const uint32_t whole = (end - offset) / block_size_;
   if (whole > 0) {
     const size_t first = out->size();
     out->resize(first + whole);
     chain_ = HashWholeBlocks(chain_, segment.salt, offset, block_size_, whole, out->data() + first);
     offset += whole * block_size_;
   }
-  if (offset < segment.tokens) AppendPiece(segment, offset, out);
+  if (offset < end) AppendPiece(segment, offset, end, out);
 }
 
-uint32_t BlockHasher::AppendPiece(const PromptSegment& segment, uint32_t offset,
+uint32_t BlockHasher::AppendPiece(const PromptSegment& segment, uint32_t offset, uint32_t end,
                                   std::vector<uint64_t>* out) {
-  const uint32_t piece = std::min(segment.tokens - offset, block_size_ - filled_);
+  const uint32_t piece = std::min(end - offset, block_size_ - filled_);
   const uint64_t where = (static_cast<uint64_t>(offset) << 32) | piece;
   content_ = sim::Combine(content_, sim::Combine(segment.salt, where));
   filled_ += piece;
@@ -100,24 +101,88 @@ void SequenceHasher::Hash(std::span<const PromptSegment> segments, const PromptS
   Append(&hasher, output, output_out);
 }
 
-void SequenceHasher::Append(BlockHasher* hasher, const PromptSegment& segment,
-                            std::vector<uint64_t>* out) {
-  const BlockHasher::State before = hasher->state();
-  const uint64_t blocks = (uint64_t{before.filled} + segment.tokens) / block_size_;
-  if (blocks < kMinBlocks || blocks > kMaxBlocks) {
-    hasher->Append(segment, out);
-    return;
+void SequenceHasher::HashRest(std::span<const PromptSegment> segments, const PromptSegment& output,
+                              PrefixCursor* at, std::vector<uint64_t>* prompt_out,
+                              std::vector<uint64_t>* output_out) {
+  output_out->clear();
+  ReserveBlocks(segments, output, block_size_, prompt_out, output_out);
+  HashPrefix(segments, UINT32_MAX, at, prompt_out);
+  BlockHasher hasher(block_size_);
+  hasher.set_state(at->state);
+  Append(&hasher, output, output_out);
+}
+
+void SequenceHasher::HashPrefix(std::span<const PromptSegment> segments, uint32_t blocks,
+                                PrefixCursor* at, std::vector<uint64_t>* out) {
+  BlockHasher hasher(block_size_);
+  hasher.set_state(at->state);
+  while (out->size() < blocks && at->segment < segments.size()) {
+    const PromptSegment& segment = segments[at->segment];
+    // The tokens that complete the first `blocks`: a segment cut there is cut
+    // where a block ends.
+    const uint64_t need = (blocks - out->size()) * uint64_t{block_size_} - hasher.state().filled;
+    const uint32_t left = segment.tokens - at->offset;
+    // Hashed whole, even past `blocks`: a segment that repeats (from the
+    // memory, which a cut segment bypasses), and one of which a cut would
+    // spare few blocks (the cut costs a vector round, whole_block_hashes.h).
+    const bool whole = left <= need || left - need < kMinCutBlocks * uint64_t{block_size_} ||
+                       (at->offset == 0 && Repeats(hasher.state(), segment));
+    if (whole) {
+      if (at->offset == 0) {
+        Append(&hasher, segment, out);  // whole, from the memory if it repeats
+      } else {
+        hasher.AppendRange(segment, at->offset, segment.tokens, out);
+      }
+      ++at->segment;
+      at->offset = 0;
+    } else {
+      const auto cut = static_cast<uint32_t>(at->offset + need);
+      hasher.AppendRange(segment, at->offset, cut, out);
+      at->offset = cut;
+    }
   }
+  at->state = hasher.state();
+}
+
+bool SequenceHasher::Memorable(const BlockHasher::State& before,
+                               const PromptSegment& segment) const {
+  const uint64_t blocks = (uint64_t{before.filled} + segment.tokens) / block_size_;
+  return blocks >= kMinBlocks && blocks <= kMaxBlocks;
+}
+
+uint64_t SequenceHasher::Key(const BlockHasher::State& before, const PromptSegment& segment) {
   if (slots_.empty()) {
     slots_.resize(kSlots);
     seen_.assign(kSeenSlots, 0);
   }
-  const uint64_t key =
-      sim::Combine(sim::Combine(sim::Combine(before.chain, before.content), before.filled),
-                   sim::Combine(segment.salt, segment.tokens));
+  return sim::Combine(sim::Combine(sim::Combine(before.chain, before.content), before.filled),
+                      sim::Combine(segment.salt, segment.tokens));
+}
+
+bool SequenceHasher::Slot::Holds(const BlockHasher::State& start, const PromptSegment& of) const {
+  return used && before == start && segment.salt == of.salt && segment.tokens == of.tokens;
+}
+
+bool SequenceHasher::Repeats(const BlockHasher::State& before, const PromptSegment& segment) {
+  if (!Memorable(before, segment)) return false;
+  const uint64_t key = Key(before, segment);
+  if (slots_[key & (kSlots - 1)].Holds(before, segment)) return true;
+  uint64_t& seen = seen_[(key >> 32) & (kSeenSlots - 1)];
+  if (seen == key) return true;
+  seen = key;
+  return false;
+}
+
+void SequenceHasher::Append(BlockHasher* hasher, const PromptSegment& segment,
+                            std::vector<uint64_t>* out) {
+  const BlockHasher::State before = hasher->state();
+  if (!Memorable(before, segment)) {
+    hasher->Append(segment, out);
+    return;
+  }
+  const uint64_t key = Key(before, segment);
   Slot& slot = slots_[key & (kSlots - 1)];
-  if (slot.used && slot.before == before && slot.segment.salt == segment.salt &&
-      slot.segment.tokens == segment.tokens) {
+  if (slot.Holds(before, segment)) {
     out->insert(out->end(), slot.hashes.begin(), slot.hashes.end());
     hasher->set_state(slot.after);
     return;

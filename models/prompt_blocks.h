@@ -33,7 +33,14 @@ class BlockHasher {
 
   // Appends the segment's tokens; the hash of every block they complete is
   // pushed onto `out`.
-  void Append(const PromptSegment& segment, std::vector<uint64_t>* out);
+  void Append(const PromptSegment& segment, std::vector<uint64_t>* out) {
+    AppendRange(segment, 0, segment.tokens, out);
+  }
+  // Appends the segment's tokens [begin, end). Appending a segment in ranges
+  // cut where a block ends gives Append's hashes. REQUIRES: begin <= end <=
+  // segment.tokens.
+  void AppendRange(const PromptSegment& segment, uint32_t begin, uint32_t end,
+                   std::vector<uint64_t>* out);
 
   // Where the hasher is: a segment's hashes depend on this and the segment.
   struct State {
@@ -52,8 +59,9 @@ class BlockHasher {
 
  private:
   // Adds the segment's tokens from `offset` up to the end of the block being
-  // filled or of the segment, whichever comes first; returns where it stopped.
-  uint32_t AppendPiece(const PromptSegment& segment, uint32_t offset, std::vector<uint64_t>* out);
+  // filled or `end`, whichever comes first; returns where it stopped.
+  uint32_t AppendPiece(const PromptSegment& segment, uint32_t offset, uint32_t end,
+                       std::vector<uint64_t>* out);
 
   uint32_t block_size_;
   uint64_t chain_ = kRootBlockHash;
@@ -84,9 +92,32 @@ void HashSequenceBlocks(std::span<const PromptSegment> segments, const PromptSeg
 class SequenceHasher {
  public:
   explicit SequenceHasher(uint32_t block_size) : block_size_(block_size) {}
+  uint32_t block_size() const { return block_size_; }
 
   void Hash(std::span<const PromptSegment> segments, const PromptSegment& output,
             std::vector<uint64_t>* prompt_out, std::vector<uint64_t>* output_out);
+
+  // HashPrefix cuts a segment only where this many blocks or more are left.
+  static constexpr uint32_t kMinCutBlocks = 64;
+
+  // Where a prompt's hashing stopped, so that it can go on.
+  struct PrefixCursor {
+    BlockHasher::State state;
+    uint32_t segment = 0;  // the next segment to hash
+    uint32_t offset = 0;   // tokens of it already hashed
+  };
+  // Extends `out`, the first prompt hashes as far as `at` has hashed them
+  // (none for a new cursor), to at least the first `blocks` (all the
+  // prompt's, if it has fewer): HashSequenceBlocks' prompt hashes, the first
+  // so many. A segment is cut where the last of them ends, unless it repeats
+  // (then the memory gives it whole) or little of it would be left.
+  void HashPrefix(std::span<const PromptSegment> segments, uint32_t blocks, PrefixCursor* at,
+                  std::vector<uint64_t>* out);
+  // Hash's result, for a prompt whose first hashes HashPrefix put in
+  // `prompt_out` up to `at`: the rest of the prompt, then the output.
+  void HashRest(std::span<const PromptSegment> segments, const PromptSegment& output,
+                PrefixCursor* at, std::vector<uint64_t>* prompt_out,
+                std::vector<uint64_t>* output_out);
 
   // Hash vectors of finished requests, lent to the next requests hashed
   // (request_hashes.h). Where requests are hashed in another order than their
@@ -116,9 +147,19 @@ class SequenceHasher {
     PromptSegment segment;
     bool used = false;
     std::vector<uint64_t> hashes;  // capacity kMaxBlocks once used
+    // Whether it keeps `of`'s hashes after `start`.
+    bool Holds(const BlockHasher::State& start, const PromptSegment& of) const;
   };
 
   void Append(BlockHasher* hasher, const PromptSegment& segment, std::vector<uint64_t>* out);
+  // Whether the segment's length after `before` is one the memory keeps.
+  bool Memorable(const BlockHasher::State& before, const PromptSegment& segment) const;
+  // The segment's key in the tables (made on first use).
+  uint64_t Key(const BlockHasher::State& before, const PromptSegment& segment);
+  // Whether Append would take the segment from the memory or keep it there
+  // (it was seen before). A segment seen for the first time is marked seen,
+  // as Append marks it.
+  bool Repeats(const BlockHasher::State& before, const PromptSegment& segment);
 
   uint32_t block_size_;
   std::vector<Slot> slots_;

@@ -3,6 +3,7 @@
 // is new, seen once, kept, or pushed out of its table slot by another. And
 // BlockHasher's loop over whole blocks against the definition it shortcuts:
 // one piece of a segment at a time, each piece as long as the block allows.
+// And a prompt hashed a prefix at a time against the whole.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,6 +60,28 @@ TEST(BlockHasherTest, HashesAsTheDefinitionPieceByPiece) {
   }
 }
 
+// A segment's first `end` tokens are the tokens of a segment that long,
+// wherever the block being filled stands.
+TEST(BlockHasherTest, ARangeFromTheStartIsTheSegmentCutShort) {
+  sim::RandomStream rng(13, "test.block_hasher_range");
+  for (int i = 0; i < 3000; ++i) {
+    const uint32_t block_size = 1 + static_cast<uint32_t>(rng.UniformInt(40));
+    const PromptSegment before{sim::Combine(6, rng.UniformInt(100)),
+                               static_cast<uint32_t>(rng.UniformInt(3 * block_size))};
+    const PromptSegment segment{sim::Combine(7, rng.UniformInt(100)),
+                                static_cast<uint32_t>(rng.UniformInt(5 * block_size))};
+    const auto end = static_cast<uint32_t>(rng.UniformInt(segment.tokens + 1));
+    BlockHasher ranged(block_size), whole(block_size);
+    std::vector<uint64_t> got, want;
+    ranged.Append(before, &got);
+    ranged.AppendRange(segment, 0, end, &got);
+    whole.Append(before, &want);
+    whole.Append({segment.salt, end}, &want);
+    ASSERT_EQ(got, want) << "case " << i;
+    ASSERT_EQ(ranged.state(), whole.state()) << "case " << i;
+  }
+}
+
 TEST(SequenceHasherTest, EveryRequestHashesAsAfresh) {
   constexpr uint32_t kBlock = 16;
   SequenceHasher memo(kBlock);
@@ -95,6 +118,55 @@ TEST(SequenceHasherTest, ASegmentSeenAgainHashesTheSame) {
     EXPECT_EQ(prompt.size(), 25u);
     EXPECT_EQ(output.size(), 10u);  // 103 + 40 tokens: blocks 26..35
   }
+}
+
+// HashPrefix grown a few blocks at a time, then HashRest, against hashing
+// afresh: every prefix is the first hashes of the whole, and the rest gives
+// the whole; with one memory over all requests, so that segments are hashed
+// new, seen once, kept and read back, whole or cut.
+TEST(SequenceHasherTest, PrefixesGrownStepByStepThenTheRestAsAfresh) {
+  constexpr uint32_t kBlock = 16;
+  SequenceHasher memo(kBlock);
+  sim::RandomStream rng(9, "test.sequence_hasher_prefix");
+  std::vector<uint64_t> prompt, output, want_prompt, want_output;
+  uint64_t unique = 0, cuts = 0;
+  for (int i = 0; i < 20000; ++i) {
+    // A repeating system prompt (odd lengths, so the next segment starts
+    // inside a block), sometimes a repeating document, then new tokens, up to
+    // far more blocks than a cut needs.
+    std::vector<PromptSegment> segments;
+    segments.push_back({sim::Combine(1, rng.UniformInt(300)),
+                        static_cast<uint32_t>(16 * rng.UniformInt(200) + rng.UniformInt(3))});
+    if (rng.Uniform() < 0.3) segments.push_back({sim::Combine(2, rng.UniformInt(20)), 1500});
+    const auto tail = static_cast<uint32_t>(rng.UniformInt(4000));
+    segments.push_back({sim::Combine(3, ++unique), tail});
+    const PromptSegment out{sim::Combine(4, ++unique), static_cast<uint32_t>(rng.UniformInt(300))};
+    HashSequenceBlocks(segments, out, kBlock, &want_prompt, &want_output);
+
+    SequenceHasher::PrefixCursor at;
+    prompt.clear();
+    uint32_t blocks = 0;
+    const int steps = static_cast<int>(rng.UniformInt(4));
+    for (int step = 0; step < steps; ++step) {
+      blocks += 1 + static_cast<uint32_t>(rng.UniformInt(150));
+      memo.HashPrefix(segments, blocks, &at, &prompt);
+      ASSERT_GE(prompt.size(), std::min<size_t>(blocks, want_prompt.size())) << "request " << i;
+      ASSERT_TRUE(std::equal(prompt.begin(), prompt.end(), want_prompt.begin(),
+                             want_prompt.begin() + static_cast<std::ptrdiff_t>(prompt.size())))
+          << "request " << i << " step " << step;
+      // Inside the new tokens, never seen before, with many blocks after:
+      // hashed no further than asked.
+      const uint32_t tail_start = (TotalTokens(segments) - tail) / kBlock + 1;
+      if (blocks >= tail_start && want_prompt.size() >= blocks + SequenceHasher::kMinCutBlocks) {
+        ASSERT_EQ(prompt.size(), blocks) << "request " << i;
+        ++cuts;
+      }
+    }
+    memo.HashRest(segments, out, &at, &prompt, &output);
+    ASSERT_EQ(prompt, want_prompt) << "request " << i;
+    ASSERT_EQ(output, want_output) << "request " << i;
+  }
+  EXPECT_GT(cuts, 1000u);
 }
 
 }  // namespace
