@@ -6,13 +6,18 @@
 // run's CPU (docs/performance/EARLIER_PASSES.md, "Prompts hashed when first
 // read"). A request whose policy routes it without reading its blocks
 // (flat_lb, sticky, chwbl, cacheroute) is hashed when its engine first looks
-// it up, or never.
+// it up, or never; one whose policy reads only as far as its prompt matches
+// what the policy has seen (preble: PromptPrefix) is hashed that far, the
+// rest when its engine looks it up (docs/PERFORMANCE.md, "Preble reads a
+// prompt only as far as it matches").
 //
 // The hashes are those the source's SequenceHasher would have given on
 // arrival: the segments are kept, and the hasher's memory is exact.
 #ifndef KVROUTE_MODELS_REQUEST_HASHES_H_
 #define KVROUTE_MODELS_REQUEST_HASHES_H_
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -39,6 +44,40 @@ class RequestHashes {
     Resolve();
     return output_;
   }
+
+  // The prompt's first `blocks` hashes, or all of them when it has fewer.
+  // While the hashing is deferred only these are hashed, and a later call
+  // goes on from where the last stopped: for a router that reads a prompt
+  // only as far as it matches what it has seen (preble), so that a prompt's
+  // own new tokens are not hashed unless its engine reads them.
+  std::span<const uint64_t> PromptPrefix(uint32_t blocks) const {
+    if (pending_) {
+      if (!prefix_) {
+        hasher_->Lend(segments_, output_segment_, &prompt_, &output_);
+        prompt_.clear();
+        // Room for the whole prompt, which prompt() hashes here.
+        const uint32_t all = prompt_blocks();
+        if (prompt_.capacity() < all) prompt_.reserve(std::bit_ceil(all));
+        cursor_ = {};
+        prefix_ = true;
+      }
+      hasher_->HashPrefix(segments_, blocks, &cursor_, &prompt_);
+    }
+    return {prompt_.data(), std::min<size_t>(blocks, prompt_.size())};
+  }
+  // The number of prompt() hashes, without hashing.
+  uint32_t prompt_blocks() const {
+    return pending_ ? TotalTokens(segments_) / hasher_->block_size()
+                    : static_cast<uint32_t>(prompt_.size());
+  }
+  // What the hashes are computed from, while they can be computed again
+  // (HashLater and nothing written): the segments and the block size. An
+  // empty span and 0 otherwise.
+  std::span<const PromptSegment> segments() const {
+    return recomputable_ ? std::span<const PromptSegment>(segments_)
+                         : std::span<const PromptSegment>{};
+  }
+  uint32_t block_size() const { return recomputable_ ? hasher_->block_size() : 0; }
 
   // The hashes to write directly (a deferred hashing is done first). Hashes
   // written here are never forgotten.
@@ -76,9 +115,10 @@ class RequestHashes {
   // being routed (docs/PERFORMANCE.md, "Hashes of deep-queued requests").
   // Values never change: hashing is a pure function of the segments.
   bool Forget() {
-    if (pending_ || !recomputable_) return false;
+    if ((pending_ && !prefix_) || !recomputable_) return false;
     hasher_->GiveBack(&prompt_, &output_);
     pending_ = true;
+    prefix_ = false;
     return true;
   }
 
@@ -86,6 +126,7 @@ class RequestHashes {
   // to it for the next request it hashes; written directly, it stays here.
   void Clear() {
     pending_ = false;
+    prefix_ = false;
     recomputable_ = false;
     if (hasher_ != nullptr) {
       hasher_->GiveBack(&prompt_, &output_);
@@ -102,14 +143,23 @@ class RequestHashes {
   void Resolve() const {
     if (!pending_) return;
     hasher_->Lend(segments_, output_segment_, &prompt_, &output_);
-    hasher_->Hash(segments_, output_segment_, &prompt_, &output_);
+    if (prefix_) {
+      hasher_->HashRest(segments_, output_segment_, &cursor_, &prompt_, &output_);
+    } else {
+      hasher_->Hash(segments_, output_segment_, &prompt_, &output_);
+    }
     pending_ = false;
+    prefix_ = false;
   }
 
   mutable std::vector<uint64_t> prompt_;
   mutable std::vector<uint64_t> output_;
   mutable bool pending_ = false;  // hashing is deferred to the first read
-  bool recomputable_ = false;     // the chains are the segments' (HashLater)
+  // While pending: prompt_ holds the prefix that PromptPrefix hashed, up to
+  // cursor_.
+  mutable bool prefix_ = false;
+  mutable SequenceHasher::PrefixCursor cursor_;
+  bool recomputable_ = false;  // the chains are the segments' (HashLater)
   // The hasher the chains are (to be) computed with, which takes their
   // storage back on Clear.
   std::shared_ptr<SequenceHasher> hasher_;
