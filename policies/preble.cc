@@ -117,7 +117,7 @@ class PreblePolicy : public Policy {
     // routing's references go (OnNotDispatched normally says so first).
     DropReferences(requests_.Take(request.id));
     splits_.clear();
-    const uint32_t leaf = tree_.Insert(request.hashes.prompt(), &splits_);
+    const uint32_t leaf = tree_.Insert(request.hashes, &splits_);
     for (const PrebleTree::Split& split : splits_) {
       if (tree_.large(split.parent) && !tree_.large(split.child)) {
         for (uint32_t g : tree_.allocation(split.child))

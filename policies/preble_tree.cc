@@ -50,14 +50,57 @@ uint32_t PrebleTree::SplitNode(uint32_t child, uint32_t keep) {
   return id;
 }
 
-uint32_t PrebleTree::Insert(std::span<const uint64_t> chain, std::vector<Split>* splits) {
-  const models::BlockChain run_chain(chain);
+namespace {
+
+// A chain given whole.
+struct WholeChain {
+  static constexpr bool kLazy = false;
+  std::span<const uint64_t> chain;
+  uint32_t size() const { return static_cast<uint32_t>(chain.size()); }
+  std::span<const uint64_t> Prefix(uint32_t) const { return chain; }
+};
+
+// A request's prompt, hashed as far as it is read.
+struct PromptChain {
+  static constexpr bool kLazy = true;
+  const models::RequestHashes& hashes;
+  uint32_t size() const { return hashes.prompt_blocks(); }
+  std::span<const uint64_t> Prefix(uint32_t blocks) const { return hashes.PromptPrefix(blocks); }
+};
+
+}  // namespace
+
+template <typename Chain>
+uint32_t PrebleTree::InsertChain(const Chain& chain, std::vector<Split>* splits) {
+  const uint32_t size = chain.size();
   uint32_t node = kRoot;
   uint32_t pos = 0;
-  while (pos < run_chain.size()) {
-    const uint32_t child = runs_.Child(chain[pos]);
-    if (child == models::BlockRunTree::kNone) return NewNode(node, run_chain, pos);
-    const uint32_t matched = runs_.MatchRun(child, run_chain, pos, run_chain.size());
+  while (pos < size) {
+    std::span<const uint64_t> known = chain.Prefix(pos + 1);
+    const uint32_t child = runs_.Child(known[pos]);
+    if (child == models::BlockRunTree::kNone) {
+      if constexpr (!Chain::kLazy) {
+        return NewNode(node, models::BlockChain(known), pos);
+      } else {
+        // Only the leaf's first block is hashed: a later prompt that reaches
+        // it has the same prefix, and hashes the rest then.
+        const uint32_t leaf = NewNode(node, models::BlockChain(known.first(pos + 1)), pos);
+        if (size > pos + 1) {
+          const std::span<const models::PromptSegment> segments = chain.hashes.segments();
+          nodes_[leaf].unhashed = size - pos - 1;
+          recipe_of_.resize(nodes_.size());
+          recipe_of_[leaf] = static_cast<uint32_t>(recipes_.size());
+          recipes_.push_back({static_cast<uint32_t>(recipe_segments_.size()),
+                              static_cast<uint32_t>(segments.size()), chain.hashes.block_size()});
+          recipe_segments_.insert(recipe_segments_.end(), segments.begin(), segments.end());
+        }
+        return leaf;
+      }
+    }
+    if (nodes_[child].unhashed > 0) HashLeaf(child);
+    const uint32_t end = std::min(size, pos + blocks(child));
+    known = chain.Prefix(end);
+    const uint32_t matched = runs_.MatchRun(child, models::BlockChain(known), pos, end);
     pos += matched;
     if (matched == blocks(child)) {
       node = child;
@@ -69,13 +112,34 @@ uint32_t PrebleTree::Insert(std::span<const uint64_t> chain, std::vector<Split>*
   return node;
 }
 
-uint32_t PrebleTree::Find(std::span<const uint64_t> chain) const {
+uint32_t PrebleTree::Insert(std::span<const uint64_t> chain, std::vector<Split>* splits) {
+  return InsertChain(WholeChain{chain}, splits);
+}
+
+uint32_t PrebleTree::Insert(const models::RequestHashes& hashes, std::vector<Split>* splits) {
+  if (hashes.segments().empty()) return Insert(hashes.prompt(), splits);  // written directly
+  return InsertChain(PromptChain{hashes}, splits);
+}
+
+void PrebleTree::HashLeaf(uint32_t node) {
+  const Recipe& recipe = recipes_[recipe_of_[node]];
+  models::HashPromptBlocks({recipe_segments_.data() + recipe.begin, recipe.count},
+                           recipe.block_size, &scratch_);
+  const uint32_t from = runs_.end_depth(node);
+  const uint32_t to = from + nodes_[node].unhashed;
+  assert(scratch_.size() == to && scratch_[from - 1] == runs_.last(node));
+  runs_.Append(node, models::BlockChain(scratch_), from, to);
+  nodes_[node].unhashed = 0;
+}
+
+uint32_t PrebleTree::Find(std::span<const uint64_t> chain) {
   const models::BlockChain run_chain(chain);
   uint32_t node = kRoot;
   uint32_t pos = 0;
   while (pos < run_chain.size()) {
     const uint32_t child = runs_.Child(chain[pos]);
     if (child == models::BlockRunTree::kNone) return kNone;
+    if (nodes_[child].unhashed > 0) HashLeaf(child);
     const uint32_t matched = runs_.MatchRun(child, run_chain, pos, run_chain.size());
     if (matched != blocks(child)) return kNone;
     pos += matched;

@@ -14,6 +14,13 @@
 // nodes replaces the per-node child maps, and a split costs O(1). Token counts
 // are whole blocks; a prompt's partial last block is not cacheable and is not
 // in the tree.
+//
+// A prompt inserted from its request's segments leaves a leaf of which only
+// the first block is hashed: the tree keeps every prompt ever routed, and a
+// prompt's own new tokens are rarely reached again. A later prompt that
+// reaches the leaf shares its prefix up to there, and the leaf's other
+// blocks are hashed then, from the segments it keeps. Its lengths are known
+// throughout, so the tree reads the same as one of whole chains.
 #ifndef KVROUTE_POLICIES_PREBLE_TREE_H_
 #define KVROUTE_POLICIES_PREBLE_TREE_H_
 
@@ -23,6 +30,8 @@
 #include <vector>
 
 #include "models/block_run_tree.h"
+#include "models/prompt_blocks.h"
+#include "models/request_hashes.h"
 
 namespace kvroute::policies {
 
@@ -44,18 +53,26 @@ class PrebleTree {
   // created (and existing nodes split) as needed; the root for an empty chain.
   // Splits are appended to `splits`.
   uint32_t Insert(std::span<const uint64_t> chain, std::vector<Split>* splits);
+  // The same for a request's prompt, read only as far as the tree holds it
+  // (RequestHashes::PromptPrefix) when its hashes can be computed again: the
+  // new leaf then keeps the prompt's segments and its first block, and the
+  // rest of its hashes are computed when a later prompt reaches into it. The
+  // tree is the one Insert(hashes.prompt()) makes.
+  uint32_t Insert(const models::RequestHashes& hashes, std::vector<Split>* splits);
 
   // LPRadixCache.find_node: the node whose path is exactly `chain`, or kNone.
   // Insert's result stays that node: a split keeps the id of the node where
   // a chain ends (the policy keeps each request's leaf rather than finding it
-  // again at completion).
-  uint32_t Find(std::span<const uint64_t> chain) const;
+  // again at completion). Not const: a leaf it reaches into is hashed.
+  uint32_t Find(std::span<const uint64_t> chain);
 
   uint32_t parent(uint32_t node) const { return runs_.parent(node); }
   // Preble's num_tokens, context_length and context_so_far, in blocks.
-  uint32_t blocks(uint32_t node) const { return runs_.length(node); }
-  uint32_t context_blocks(uint32_t node) const { return runs_.end_depth(node); }
-  uint32_t context_so_far(uint32_t node) const { return context_blocks(node) - blocks(node); }
+  uint32_t blocks(uint32_t node) const { return runs_.length(node) + nodes_[node].unhashed; }
+  uint32_t context_blocks(uint32_t node) const {
+    return runs_.end_depth(node) + nodes_[node].unhashed;
+  }
+  uint32_t context_so_far(uint32_t node) const { return runs_.start_depth(node); }
   // is_large_node: the node holds more tokens than all its ancestors together.
   bool large(uint32_t node) const { return blocks(node) > context_so_far(node); }
   uint32_t size() const { return static_cast<uint32_t>(nodes_.size()); }
@@ -97,6 +114,15 @@ class PrebleTree {
     uint32_t allocation_spill = kNone;    // index in allocations_, or kNone
     uint32_t ref_gpu = 0, ref_count = 0;  // the one (gpu, count > 0) if any, when not spilled
     uint32_t refs_spill = kNone;          // index in refs_, or kNone
+    // A leaf's blocks after those in runs_, not hashed yet: its prompt is
+    // recipes_[recipe_of_[node]].
+    uint32_t unhashed = 0;
+  };
+  // How to hash a leaf's blocks: its prompt's segments (in
+  // recipe_segments_) and block size.
+  struct Recipe {
+    uint32_t begin, count;
+    uint32_t block_size;
   };
   using Refs = std::vector<std::pair<uint32_t, uint32_t>>;  // (gpu, count > 0)
 
@@ -107,12 +133,21 @@ class PrebleTree {
 
   uint32_t NewNode(uint32_t parent, models::BlockChain chain, uint32_t from);
   uint32_t SplitNode(uint32_t child, uint32_t keep);
+  // A chain's walk down the tree, reading `chain` as far as it goes.
+  template <typename Chain>
+  uint32_t InsertChain(const Chain& chain, std::vector<Split>* splits);
+  // Hashes the node's unhashed blocks into runs_.
+  void HashLeaf(uint32_t node);
 
   models::BlockRunTree runs_;  // the tree's shape and runs; ids index nodes_
   std::vector<Node> nodes_;
   std::vector<std::vector<uint32_t>> allocations_;  // spilled allocations, ascending
   std::vector<Refs> refs_;                          // spilled reference counts
   uint64_t clock_ = 0;                              // orders allocation writes and moves
+  std::vector<Recipe> recipes_;
+  std::vector<uint32_t> recipe_of_;  // per node with unhashed blocks, else unused
+  std::vector<models::PromptSegment> recipe_segments_;
+  std::vector<uint64_t> scratch_;  // a leaf's prompt, hashed
 };
 
 }  // namespace kvroute::policies
