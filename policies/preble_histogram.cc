@@ -10,8 +10,10 @@
 // them when `busy`, and the per-GPU sums hold, for each of them, the slot's
 // share and its listing's decode term (busy sums only when `busy`). Every
 // change to those inputs retracts the slot's terms first and applies them
-// again after. A node other than the root is in its parent's branch list iff
-// its window_below is > 0.
+// again after, except a move's carrying of a one-GPU node's terms (MoveTerms).
+// A slot's refs are its node's PrebleTree::sole_refs. A node other than the
+// root is in its parent's branch list, at its branch_index, iff its
+// window_below is > 0; a node with no branches has no branch list.
 
 namespace kvroute::policies {
 

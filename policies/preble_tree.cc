@@ -7,7 +7,9 @@
 // Invariants: nodes are never removed, so runs_ numbers them in creation
 // order as nodes_ does, the root 0. An allocation or reference list, once
 // spilled, is the node's own vector and the fields held in the node are
-// unused (gpus still counts the allocation); unspilled, gpus <= 1.
+// unused (gpus still counts the allocation); unspilled, gpus <= 1. A node
+// with unhashed blocks is a leaf whose run in runs_ is its first block, and
+// has a recipe.
 
 namespace kvroute::policies {
 
