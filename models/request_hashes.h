@@ -61,9 +61,21 @@ class RequestHashes {
         cursor_ = {};
         prefix_ = true;
       }
-      hasher_->HashPrefix(segments_, blocks, &cursor_, &prompt_);
+      if (prompt_.size() < blocks) hasher_->HashPrefix(segments_, blocks, &cursor_, &prompt_);
     }
     return {prompt_.data(), std::min<size_t>(blocks, prompt_.size())};
+  }
+  // The prompt's first `blocks` hashes (all when it has fewer) without the
+  // request keeping any: read from what is hashed already, else hashed into
+  // `scratch`. For a look at a queued request whose hashes were forgotten,
+  // which is to hold none until admitted (Forget).
+  std::span<const uint64_t> PeekPrefix(uint32_t blocks, std::vector<uint64_t>* scratch) const {
+    const uint32_t want = std::min(blocks, prompt_blocks());
+    if (!pending_ || (prefix_ && prompt_.size() >= want)) return {prompt_.data(), want};
+    scratch->clear();
+    SequenceHasher::PrefixCursor at;
+    hasher_->HashPrefix(segments_, want, &at, scratch);
+    return {scratch->data(), want};
   }
   // The number of prompt() hashes, without hashing.
   uint32_t prompt_blocks() const {

@@ -205,6 +205,29 @@ TEST(RequestHashesTest, APrefixIsTheWholesFirstHashesTheRestComesWhenRead) {
   EXPECT_EQ(r.hashes.block_size(), 0u);
 }
 
+TEST(RequestHashesTest, APeekedPrefixIsTheWholesFirstHashesAndNothingIsKept) {
+  auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
+  // New tokens too long for the hasher's memory: a prefix stops inside them.
+  const std::vector<PromptSegment> segments{{1, 1600}, {5, 5000}};
+  std::vector<uint64_t> want_prompt, want_output, scratch;
+  HashSequenceBlocks(segments, {2, 40}, kHashedBlockTokens, &want_prompt, &want_output);
+  auto first = [&](size_t n) {
+    return std::vector<uint64_t>(want_prompt.begin(),
+                                 want_prompt.begin() + static_cast<std::ptrdiff_t>(n));
+  };
+  auto vec = [](std::span<const uint64_t> s) { return std::vector<uint64_t>(s.begin(), s.end()); };
+  Request r;
+  r.hashes.HashLater(hasher, segments, {2, 40});
+  EXPECT_EQ(vec(r.hashes.PeekPrefix(40, &scratch)), first(40));
+  EXPECT_FALSE(r.hashes.Forget());  // nothing kept: still only segments
+  EXPECT_EQ(vec(r.hashes.PromptPrefix(105)), first(105));
+  EXPECT_EQ(vec(r.hashes.PeekPrefix(3, &scratch)), first(3));      // from the prefix
+  EXPECT_EQ(vec(r.hashes.PeekPrefix(300, &scratch)), first(300));  // past it
+  EXPECT_EQ(vec(r.hashes.PeekPrefix(1000, &scratch)), want_prompt);
+  EXPECT_EQ(r.hashes.prompt(), want_prompt);
+  EXPECT_EQ(vec(r.hashes.PeekPrefix(9, &scratch)), first(9));  // from the whole
+}
+
 TEST(RequestHashesTest, WrittenOrClearedHashesAreNotForgotten) {
   auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
   Request r;
