@@ -4,6 +4,8 @@
 #include <cassert>
 #include <utility>
 
+#include "policies/prompt_chain.h"
+
 // Invariants: nodes are never removed, so runs_ numbers them in creation
 // order as nodes_ does, the root 0. An allocation or reference list, once
 // spilled, is the node's own vector and the fields held in the node are
@@ -52,26 +54,6 @@ uint32_t PrebleTree::SplitNode(uint32_t child, uint32_t keep) {
   return id;
 }
 
-namespace {
-
-// A chain given whole.
-struct WholeChain {
-  static constexpr bool kLazy = false;
-  std::span<const uint64_t> chain;
-  uint32_t size() const { return static_cast<uint32_t>(chain.size()); }
-  std::span<const uint64_t> Prefix(uint32_t) const { return chain; }
-};
-
-// A request's prompt, hashed as far as it is read.
-struct PromptChain {
-  static constexpr bool kLazy = true;
-  const models::RequestHashes& hashes;
-  uint32_t size() const { return hashes.prompt_blocks(); }
-  std::span<const uint64_t> Prefix(uint32_t blocks) const { return hashes.PromptPrefix(blocks); }
-};
-
-}  // namespace
-
 template <typename Chain>
 uint32_t PrebleTree::InsertChain(const Chain& chain, std::vector<Split>* splits) {
   const uint32_t size = chain.size();
@@ -83,19 +65,19 @@ uint32_t PrebleTree::InsertChain(const Chain& chain, std::vector<Split>* splits)
     if (child == models::BlockRunTree::kNone) {
       if constexpr (!Chain::kLazy) {
         return NewNode(node, models::BlockChain(known), pos);
+      } else if (!chain.DeferLeafAt(pos)) {
+        return NewNode(node, models::BlockChain(chain.Prefix(size)), pos);
       } else {
         // Only the leaf's first block is hashed: a later prompt that reaches
         // it has the same prefix, and hashes the rest then.
         const uint32_t leaf = NewNode(node, models::BlockChain(known.first(pos + 1)), pos);
-        if (size > pos + 1) {
-          const std::span<const models::PromptSegment> segments = chain.hashes.segments();
-          nodes_[leaf].unhashed = size - pos - 1;
-          recipe_of_.resize(nodes_.size());
-          recipe_of_[leaf] = static_cast<uint32_t>(recipes_.size());
-          recipes_.push_back({static_cast<uint32_t>(recipe_segments_.size()),
-                              static_cast<uint32_t>(segments.size()), chain.hashes.block_size()});
-          recipe_segments_.insert(recipe_segments_.end(), segments.begin(), segments.end());
-        }
+        const std::span<const models::PromptSegment> segments = chain.hashes.segments();
+        nodes_[leaf].unhashed = size - pos - 1;
+        recipe_of_.resize(nodes_.size());
+        recipe_of_[leaf] = static_cast<uint32_t>(recipes_.size());
+        recipes_.push_back({static_cast<uint32_t>(recipe_segments_.size()),
+                            static_cast<uint32_t>(segments.size()), chain.hashes.block_size()});
+        recipe_segments_.insert(recipe_segments_.end(), segments.begin(), segments.end());
         return leaf;
       }
     }

@@ -15,8 +15,9 @@
 // are whole blocks; a prompt's partial last block is not cacheable and is not
 // in the tree.
 //
-// A prompt inserted from its request's segments leaves a leaf of which only
-// the first block is hashed: the tree keeps every prompt ever routed, and a
+// A prompt inserted from its request's segments leaves a leaf of which, if
+// long (PromptChain::DeferLeafAt), only the first block is hashed: the tree
+// keeps every prompt ever routed, and a
 // prompt's own new tokens are rarely reached again. A later prompt that
 // reaches the leaf shares its prefix up to there, and the leaf's other
 // blocks are hashed then, from the segments it keeps. Its lengths are known
