@@ -3,30 +3,45 @@
 #include <algorithm>
 #include <cassert>
 
+#include "policies/prompt_chain.h"
+
 // Invariants: an entry is on exactly one node's list and one replica's list,
 // and in index_ under (node, replica), at most one per pair; 0 <= lo < hi <=
-// its node's length; a node other than the root has an entry or a child.
+// its node's length(); a node other than the root has an entry or a child. A
+// node with unhashed blocks is a leaf whose run in tree_ is its first block,
+// with a recipe; a free node id has neither.
 
 namespace kvroute::policies {
 
 ReplicaRunIndex::ReplicaRunIndex(uint32_t replicas) : lists_(replicas) {}
 
-std::span<const uint32_t> ReplicaRunIndex::InsertPath(std::span<const uint64_t> chain) {
+template <typename Chain>
+std::span<const uint32_t> ReplicaRunIndex::InsertChain(const Chain& chain) {
   path_.clear();
-  const models::BlockChain blocks(chain);
-  const uint32_t n = blocks.size();
+  const uint32_t n = chain.size();
   uint32_t node = models::BlockRunTree::kRoot;
   uint32_t pos = 0;
   while (pos < n) {
-    uint32_t child = tree_.Child(chain[pos]);
+    std::span<const uint64_t> known = chain.Prefix(pos + 1);
+    uint32_t child = tree_.Child(known[pos]);
     if (child == models::BlockRunTree::kNone) {
-      child = tree_.AddChild(node, blocks, pos, n);
+      if constexpr (Chain::kLazy) {
+        if (chain.DeferLeafAt(pos)) {
+          child = AddUnhashedLeaf(node, chain.hashes, known, pos, n);
+        } else {
+          child = tree_.AddChild(node, models::BlockChain(chain.Prefix(n)), pos, n);
+        }
+      } else {
+        child = tree_.AddChild(node, models::BlockChain(known), pos, n);
+      }
       if (first_on_.size() < tree_.node_slots()) first_on_.resize(tree_.node_slots(), kNone);
       path_.push_back(child);
       break;
     }
-    const uint32_t matched = tree_.MatchRun(child, blocks, pos, n);
-    if (matched < tree_.length(child)) child = SplitNode(child, matched);
+    const uint32_t end = std::min(n, pos + length(child));
+    known = chain.Prefix(end);
+    const uint32_t matched = MatchRun(child, models::BlockChain(known), pos, end);
+    if (matched < length(child)) child = SplitNode(child, matched);
     path_.push_back(child);
     pos += matched;
     node = child;
@@ -34,7 +49,64 @@ std::span<const uint32_t> ReplicaRunIndex::InsertPath(std::span<const uint64_t> 
   return path_;
 }
 
+std::span<const uint32_t> ReplicaRunIndex::InsertPath(std::span<const uint64_t> chain) {
+  return InsertChain(WholeChain{chain});
+}
+
+std::span<const uint32_t> ReplicaRunIndex::InsertPath(const models::RequestHashes& hashes) {
+  if (hashes.segments().empty()) return InsertPath(hashes.prompt());  // written directly
+  return InsertChain(PromptChain{hashes});
+}
+
+uint32_t ReplicaRunIndex::AddUnhashedLeaf(uint32_t parent, const models::RequestHashes& hashes,
+                                          std::span<const uint64_t> known, uint32_t pos,
+                                          uint32_t size) {
+  const uint32_t leaf =
+      tree_.AddChild(parent, models::BlockChain(known.first(pos + 1)), pos, pos + 1);
+  if (unhashed_.size() < tree_.node_slots()) {
+    unhashed_.resize(tree_.node_slots(), 0);
+    recipe_of_.resize(tree_.node_slots(), kNone);
+  }
+  uint32_t r;
+  if (!free_recipes_.empty()) {
+    r = free_recipes_.back();
+    free_recipes_.pop_back();
+  } else {
+    r = static_cast<uint32_t>(recipes_.size());
+    recipes_.emplace_back();
+  }
+  const std::span<const models::PromptSegment> segments = hashes.segments();
+  recipes_[r].segments.assign(segments.begin(), segments.end());
+  recipes_[r].block_size = hashes.block_size();
+  unhashed_[leaf] = size - pos - 1;
+  recipe_of_[leaf] = r;
+  return leaf;
+}
+
+void ReplicaRunIndex::HashLeaf(uint32_t node) const {
+  const Recipe& recipe = recipes_[recipe_of_[node]];
+  models::HashPromptBlocks(recipe.segments, recipe.block_size, &scratch_);
+  const uint32_t from = tree_.end_depth(node);
+  const uint32_t to = from + unhashed_[node];
+  assert(scratch_.size() >= to && scratch_[from - 1] == tree_.last(node));
+  tree_.Append(node, models::BlockChain(scratch_), from, to);
+  DropRecipe(node);
+}
+
+void ReplicaRunIndex::DropRecipe(uint32_t node) const {
+  free_recipes_.push_back(recipe_of_[node]);
+  recipe_of_[node] = kNone;
+  unhashed_[node] = 0;
+}
+
+uint32_t ReplicaRunIndex::MatchRun(uint32_t node, models::BlockChain chain, uint32_t pos,
+                                   uint32_t end) const {
+  if (node < unhashed_.size() && unhashed_[node] > 0) HashLeaf(node);
+  return tree_.MatchRun(node, chain, pos, end);
+}
+
 uint32_t ReplicaRunIndex::SplitNode(uint32_t node, uint32_t keep) {
+  if (node < unhashed_.size() && unhashed_[node] > 0) HashLeaf(node);
   const uint32_t upper = tree_.Split(node, keep);
   if (first_on_.size() < tree_.node_slots()) first_on_.resize(tree_.node_slots(), kNone);
   first_on_[upper] = kNone;
@@ -81,7 +153,7 @@ uint32_t ReplicaRunIndex::SplitNode(uint32_t node, uint32_t keep) {
 
 uint32_t ReplicaRunIndex::Add(uint32_t node, uint32_t replica, uint32_t lo, uint32_t hi,
                               sim::Time time) {
-  assert(lo < hi && hi <= tree_.length(node) && Find(node, replica) == kNone);
+  assert(lo < hi && hi <= length(node) && Find(node, replica) == kNone);
   uint32_t e;
   if (!free_entries_.empty()) {
     e = free_entries_.back();
@@ -116,6 +188,7 @@ void ReplicaRunIndex::Prune(uint32_t node) {
   while (node != models::BlockRunTree::kRoot && first_on_[node] == kNone &&
          tree_.children(node) == 0) {
     const uint32_t parent = tree_.parent(node);
+    if (node < unhashed_.size() && unhashed_[node] > 0) DropRecipe(node);
     tree_.Remove(node);
     node = parent;
   }

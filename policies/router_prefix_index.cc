@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "policies/prompt_chain.h"
+
 namespace kvroute::policies {
 
 RouterPrefixIndex::RouterPrefixIndex(uint32_t replicas, uint32_t capacity_blocks, sim::Time ttl)
@@ -12,19 +14,34 @@ RouterPrefixIndex::RouterPrefixIndex(uint32_t replicas, uint32_t capacity_blocks
 
 void RouterPrefixIndex::Record(uint32_t replica, std::span<const uint64_t> chain, sim::Time now) {
   if (chain.empty()) return;
-  // Expired entries go first, least recent first (as each touch of an LRU
-  // with a TTL begins); everything touched below is stamped `now`.
-  if (ttl_ > 0) {
-    for (uint32_t e = index_.ListHead(replica);
-         e != ReplicaRunIndex::kNone && now - index_.entry(e).time >= ttl_;
-         e = index_.ListHead(replica)) {
-      size_[replica] -= index_.entry(e).hi - index_.entry(e).lo;
-      index_.Remove(e);
-    }
+  ExpireOn(replica, now);
+  TouchPath(replica, index_.InsertPath(chain), now);
+}
+
+void RouterPrefixIndex::Record(uint32_t replica, const models::RequestHashes& hashes,
+                               sim::Time now) {
+  if (hashes.prompt_blocks() == 0) return;
+  ExpireOn(replica, now);
+  TouchPath(replica, index_.InsertPath(hashes), now);
+}
+
+// Expired entries go first, least recent first (as each touch of an LRU with
+// a TTL begins).
+void RouterPrefixIndex::ExpireOn(uint32_t replica, sim::Time now) {
+  if (ttl_ == 0) return;
+  for (uint32_t e = index_.ListHead(replica);
+       e != ReplicaRunIndex::kNone && now - index_.entry(e).time >= ttl_;
+       e = index_.ListHead(replica)) {
+    size_[replica] -= index_.entry(e).hi - index_.entry(e).lo;
+    index_.Remove(e);
   }
+}
+
+// Everything on the path is stamped `now`.
+void RouterPrefixIndex::TouchPath(uint32_t replica, std::span<const uint32_t> path, sim::Time now) {
   uint32_t added = 0;
-  for (uint32_t node : index_.InsertPath(chain)) {
-    const uint32_t length = index_.tree().length(node);
+  for (uint32_t node : path) {
+    const uint32_t length = index_.length(node);
     const uint32_t e = index_.Find(node, replica);
     if (e == ReplicaRunIndex::kNone) {
       index_.Add(node, replica, 0, length, now);
@@ -54,22 +71,34 @@ void RouterPrefixIndex::EvictLeastRecent(uint32_t replica, uint32_t blocks) {
   }
 }
 
-uint32_t RouterPrefixIndex::Depth(uint32_t replica, std::span<const uint64_t> chain,
-                                  sim::Time now) const {
-  const models::BlockRunTree& tree = index_.tree();
-  const models::BlockChain blocks(chain);
-  const uint32_t n = blocks.size();
+template <typename Chain>
+uint32_t RouterPrefixIndex::DepthOf(uint32_t replica, const Chain& chain, sim::Time now) const {
+  const uint32_t n = chain.size();
   uint32_t depth = 0;
   while (depth < n) {
-    const uint32_t node = tree.Child(chain[depth]);
+    std::span<const uint64_t> known = chain.Prefix(depth + 1);
+    const uint32_t node = index_.tree().Child(known[depth]);
     if (node == models::BlockRunTree::kNone) break;
     const uint32_t e = index_.Find(node, replica);
     if (e == ReplicaRunIndex::kNone || !Live(e, now) || index_.entry(e).lo > 0) break;
-    const uint32_t matched = tree.MatchRun(node, blocks, depth, n);
+    const uint32_t end = std::min(n, depth + index_.length(node));
+    known = chain.Prefix(end);
+    const uint32_t matched = index_.MatchRun(node, models::BlockChain(known), depth, end);
     depth += matched;
-    if (matched < tree.length(node)) break;
+    if (matched < index_.length(node)) break;
   }
   return depth;
+}
+
+uint32_t RouterPrefixIndex::Depth(uint32_t replica, std::span<const uint64_t> chain,
+                                  sim::Time now) const {
+  return DepthOf(replica, WholeChain{chain}, now);
+}
+
+uint32_t RouterPrefixIndex::Depth(uint32_t replica, const models::RequestHashes& hashes,
+                                  sim::Time now) const {
+  if (hashes.segments().empty()) return Depth(replica, hashes.prompt(), now);
+  return DepthOf(replica, PromptChain{hashes}, now);
 }
 
 void RouterPrefixIndex::Depths(std::span<const uint64_t> chain, sim::Time now,
@@ -82,7 +111,7 @@ void RouterPrefixIndex::Depths(std::span<const uint64_t> chain, sim::Time now,
   while (pos < n) {
     const uint32_t node = tree.Child(chain[pos]);
     if (node == models::BlockRunTree::kNone) return;
-    const uint32_t matched = tree.MatchRun(node, blocks, pos, n);
+    const uint32_t matched = index_.MatchRun(node, blocks, pos, n);
     bool any = false;
     for (uint32_t e = index_.FirstOn(node); e != ReplicaRunIndex::kNone;
          e = index_.entry(e).node_next) {
@@ -92,7 +121,7 @@ void RouterPrefixIndex::Depths(std::span<const uint64_t> chain, sim::Time now,
         any = true;
       }
     }
-    if (!any || matched < tree.length(node)) return;
+    if (!any || matched < index_.length(node)) return;
     pos += matched;
   }
 }
@@ -107,7 +136,7 @@ void RouterPrefixIndex::WalkCounts(std::span<const uint64_t> chain, sim::Time no
   while (pos < n) {
     const uint32_t node = tree.Child(chain[pos]);
     if (node == models::BlockRunTree::kNone) return;
-    const uint32_t matched = tree.MatchRun(node, blocks, pos, n);
+    const uint32_t matched = index_.MatchRun(node, blocks, pos, n);
     // Each replica holds a suffix [lo, length) of the node: the walk passes
     // the node's first block only if some replica holds the whole node.
     bool first_held = false;
@@ -121,7 +150,7 @@ void RouterPrefixIndex::WalkCounts(std::span<const uint64_t> chain, sim::Time no
       const ReplicaRunIndex::Entry& x = index_.entry(e);
       if (matched > x.lo && Live(e, now)) counts[x.replica] += matched - x.lo;
     }
-    if (matched < tree.length(node)) return;
+    if (matched < index_.length(node)) return;
     pos += matched;
   }
 }

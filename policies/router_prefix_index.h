@@ -22,6 +22,7 @@
 #include <span>
 #include <vector>
 
+#include "models/request_hashes.h"
 #include "policies/replica_run_index.h"
 #include "sim/core/time.h"
 
@@ -39,10 +40,15 @@ class RouterPrefixIndex {
 
   // Touches the chain's blocks in order on `replica`'s LRU at `now`.
   void Record(uint32_t replica, std::span<const uint64_t> chain, sim::Time now);
+  // The same for a request's prompt, hashed only as far as the index holds
+  // it (ReplicaRunIndex::InsertPath): the same index as Record(prompt()).
+  void Record(uint32_t replica, const models::RequestHashes& hashes, sim::Time now);
 
   // Leading blocks of `chain` the index holds for `replica` (Dynamo's
   // find_matches depth for one worker).
   uint32_t Depth(uint32_t replica, std::span<const uint64_t> chain, sim::Time now) const;
+  // The same for a request's prompt, hashed only as far as it matches.
+  uint32_t Depth(uint32_t replica, const models::RequestHashes& hashes, sim::Time now) const;
 
   // Depth for every replica at once. REQUIRES: depths.size() == replicas.
   void Depths(std::span<const uint64_t> chain, sim::Time now, std::span<uint32_t> depths) const;
@@ -63,6 +69,10 @@ class RouterPrefixIndex {
   }
   // Evicts `blocks` blocks from the least recent end of `replica`'s LRU.
   void EvictLeastRecent(uint32_t replica, uint32_t blocks);
+  void ExpireOn(uint32_t replica, sim::Time now);
+  void TouchPath(uint32_t replica, std::span<const uint32_t> path, sim::Time now);
+  template <typename Chain>
+  uint32_t DepthOf(uint32_t replica, const Chain& chain, sim::Time now) const;
 
   ReplicaRunIndex index_;
   uint32_t capacity_;

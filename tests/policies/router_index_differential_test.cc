@@ -2,12 +2,17 @@
 // replaced (tests/oracle/): random prompts of shared system prompts, documents
 // and sessions, recorded on random replicas with capacities small enough to
 // evict and TTLs short enough to expire, replicas cleared as after a failure;
-// every depth, walk count, match, owner and size both give is compared.
+// every depth, walk count, match, owner and size both give is compared. The
+// run index is also fed requests, whose prompts it hashes only as far as it
+// holds them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "models/prompt_blocks.h"
+#include "models/request.h"
 #include "policies/block_radix_tree.h"
 #include "policies/router_prefix_index.h"
 #include "sim/core/hashing.h"
@@ -26,7 +31,15 @@ class Prompts {
  public:
   explicit Prompts(uint64_t seed) : rng_(seed, "test.router_index_differential") {}
 
-  std::vector<uint64_t> Next() {
+  // A prompt's segments and their chain.
+  struct Prompt {
+    std::vector<models::PromptSegment> segments;
+    std::vector<uint64_t> chain;
+  };
+
+  std::vector<uint64_t> Next() { return NextPrompt().chain; }
+
+  Prompt NextPrompt() {
     std::vector<models::PromptSegment> segments;
     if (rng_.Uniform() < 0.3 && !history_.empty()) {
       segments = history_[rng_.UniformInt(history_.size())];
@@ -34,7 +47,9 @@ class Prompts {
       segments.push_back({sim::Combine(1, rng_.UniformInt(5)), Tokens(0, 60)});
       if (rng_.Uniform() < 0.3) segments.push_back({sim::Combine(2, rng_.UniformInt(8)), 16});
     }
-    segments.push_back({sim::Combine(3, next_salt_++), Tokens(1, 40)});
+    // New tokens, sometimes enough for a leaf left unhashed (prompt_chain.h).
+    segments.push_back(
+        {sim::Combine(3, next_salt_++), rng_.Uniform() < 0.3 ? Tokens(1, 600) : Tokens(1, 40)});
     if (history_.size() < 40) {
       history_.push_back(segments);
     } else {
@@ -42,8 +57,17 @@ class Prompts {
     }
     std::vector<uint64_t> chain;
     models::HashPromptBlocks(segments, 4, &chain);
-    if (rng_.Uniform() < 0.2 && !chain.empty()) chain.resize(rng_.UniformInt(chain.size()));
-    return chain;
+    if (rng_.Uniform() < 0.2 && !chain.empty()) {
+      // Cut short, the segments with it: the tokens of the first blocks kept.
+      const uint64_t keep = rng_.UniformInt(chain.size());
+      chain.resize(keep);
+      uint32_t tokens = static_cast<uint32_t>(keep * 4);
+      for (size_t i = 0; i < segments.size(); ++i) {
+        segments[i].tokens = std::min(segments[i].tokens, tokens);
+        tokens -= segments[i].tokens;
+      }
+    }
+    return {segments, chain};
   }
 
   sim::RandomStream& rng() { return rng_; }
@@ -60,11 +84,15 @@ class Prompts {
 
 constexpr uint32_t kIndexedReplicas = 6;
 
+// With `lazy`, prompts are recorded and their depths asked from requests
+// whose hashes are deferred, so the index holds leaves hashed only when
+// reached (replica_run_index.h); the per-block LRUs are given whole chains.
 class RouterPrefixIndexDifferentialTest
-    : public ::testing::TestWithParam<std::tuple<uint32_t, double, uint64_t>> {};
+    : public ::testing::TestWithParam<std::tuple<uint32_t, double, uint64_t, bool>> {};
 
 TEST_P(RouterPrefixIndexDifferentialTest, EveryAnswerMatchesThePerBlockLrus) {
-  const auto [capacity, ttl_s, seed] = GetParam();
+  const auto [capacity, ttl_s, seed, lazy] = GetParam();
+  auto hasher = std::make_shared<models::SequenceHasher>(4);
   const sim::Time ttl = sim::FromSeconds(ttl_s);
   RouterPrefixIndex index(kIndexedReplicas, capacity, ttl);
   oracle::BlockRouterPrefixIndex reference(kIndexedReplicas, capacity, ttl);
@@ -72,28 +100,48 @@ TEST_P(RouterPrefixIndexDifferentialTest, EveryAnswerMatchesThePerBlockLrus) {
   sim::RandomStream& rng = prompts.rng();
   sim::Time now = 0;
   std::vector<uint32_t> counts(kIndexedReplicas), expected(kIndexedReplicas),
-      depths(kIndexedReplicas);
+      depths(kIndexedReplicas), request_depths(kIndexedReplicas);
   uint64_t deep = 0;
   for (int step = 0; step < 6000; ++step) {
     now += sim::FromSeconds(rng.Exponential(20));
-    const std::vector<uint64_t> chain = prompts.Next();
+    const Prompts::Prompt prompt = prompts.NextPrompt();
+    const std::vector<uint64_t>& chain = prompt.chain;
+    models::Request request;
+    request.hashes.HashLater(hasher, prompt.segments, {});
     const double u = rng.Uniform();
     if (u < 0.5) {
       const uint32_t r = static_cast<uint32_t>(rng.UniformInt(kIndexedReplicas));
-      index.Record(r, chain, now);
+      if (lazy) {
+        index.Record(r, request.hashes, now);
+      } else {
+        index.Record(r, chain, now);
+      }
       reference.Record(r, chain, now);
     } else if (u < 0.505) {
       const uint32_t r = static_cast<uint32_t>(rng.UniformInt(kIndexedReplicas));
       index.Clear(r);
       reference.Clear(r);
     } else {
+      // Each kind of query in turn comes first, and so meets the leaves not
+      // hashed yet.
+      auto ask_request = [&] {
+        for (uint32_t r = 0; r < kIndexedReplicas; ++r) {
+          request_depths[r] = index.Depth(r, request.hashes, now);
+        }
+      };
+      if (lazy && step % 3 == 0) ask_request();
+      if (step % 3 == 2) index.Depths(chain, now, depths);
       index.WalkCounts(chain, now, counts);
       reference.WalkCounts(chain, now, expected);
       ASSERT_EQ(counts, expected) << "step " << step;
-      index.Depths(chain, now, depths);
+      if (step % 3 != 2) index.Depths(chain, now, depths);
+      if (lazy && step % 3 != 0) ask_request();
       for (uint32_t r = 0; r < kIndexedReplicas; ++r) {
         const uint32_t depth = reference.Depth(r, chain, now);
         ASSERT_EQ(index.Depth(r, chain, now), depth) << "step " << step << " replica " << r;
+        if (lazy) {
+          ASSERT_EQ(request_depths[r], depth) << "step " << step << " replica " << r;
+        }
         ASSERT_EQ(depths[r], depth) << "step " << step << " replica " << r;
         deep += depth > 8;
       }
@@ -107,8 +155,8 @@ TEST_P(RouterPrefixIndexDifferentialTest, EveryAnswerMatchesThePerBlockLrus) {
 
 INSTANTIATE_TEST_SUITE_P(CapacitiesTtlsAndSeeds, RouterPrefixIndexDifferentialTest,
                          ::testing::Combine(::testing::Values(40u, 300u, 100000u),
-                                            ::testing::Values(0.0, 3.0),
-                                            ::testing::Values(1u, 2u)));
+                                            ::testing::Values(0.0, 3.0), ::testing::Values(1u, 2u),
+                                            ::testing::Bool()));
 
 class BlockRadixTreeDifferentialTest : public ::testing::TestWithParam<uint64_t> {};
 
