@@ -70,7 +70,7 @@ class DualMapPolicy : public Policy {
   }
 
   uint32_t Route(const models::Request& request, const ClusterView& view) override {
-    const PrefixHotness::Key key = hotness_.Observe(request.hashes.prompt(), view.now);
+    const PrefixHotness::Key key = hotness_.Observe(request.hashes, view.now);
     key_levels_ += key.levels;
     ++routed_;
     const DualHashRings::Candidates c = rings_.Pick(KeyHash(key, request), view);
@@ -141,7 +141,7 @@ class DualMapPolicy : public Policy {
   }
 
   void OnDispatch(const models::Request& request, uint32_t replica, sim::Time now) override {
-    if (index_) index_->Record(replica, request.hashes.prompt(), now);
+    if (index_) index_->Record(replica, request.hashes, now);
   }
 
   std::vector<std::pair<std::string, double>> Stats() const override {
@@ -170,7 +170,7 @@ class DualMapPolicy : public Policy {
 
   uint32_t HitBlocks(uint32_t replica, const models::Request& request,
                      const ClusterView& view) const {
-    if (index_) return index_->Depth(replica, request.hashes.prompt(), view.now);
+    if (index_) return index_->Depth(replica, request.hashes, view.now);
     if (view.cache == nullptr) return 0;
     return view.cache->CachedPrefixBlocks(replica, request.hashes.prompt());
   }
@@ -202,8 +202,7 @@ class DualMapPolicy : public Policy {
       if (r == nullptr) continue;  // scheduled before: it stays
       ++scanned;
       behind += r->prompt_tokens;  // a never scheduled request owes its whole prompt
-      const DualHashRings::Candidates c =
-          rings_.Pick(KeyHash(hotness_.Peek(r->hashes.prompt()), *r), view);
+      const DualHashRings::Candidates c = rings_.Pick(KeyHash(hotness_.Peek(r->hashes), *r), view);
       const uint32_t to = c.first == from ? c.second : c.second == from ? c.first : from;
       if (to == from) continue;  // keyed elsewhere since it was queued here
       const double ahead = static_cast<double>(view.replicas[from].prefill_tokens - behind);

@@ -4,6 +4,8 @@
 #include <cassert>
 #include <cmath>
 
+#include "policies/prompt_chain.h"
+
 namespace kvroute::policies {
 namespace {
 
@@ -23,10 +25,11 @@ uint32_t PrefixHotness::Levels(size_t chain_blocks) const {
                                config_.blocks_per_level);
 }
 
-uint64_t PrefixHotness::PrefixHash(std::span<const uint64_t> chain, uint32_t level) const {
-  size_t blocks =
-      std::min<size_t>(static_cast<size_t>(level) * config_.blocks_per_level, chain.size());
-  return chain[blocks - 1];
+template <typename Chain>
+uint64_t PrefixHotness::PrefixHash(const Chain& chain, uint32_t level) const {
+  const auto blocks = static_cast<uint32_t>(
+      std::min<uint64_t>(uint64_t{level} * config_.blocks_per_level, chain.size()));
+  return chain.Prefix(blocks)[blocks - 1];
 }
 
 void PrefixHotness::Rescale(sim::Time now) {
@@ -45,6 +48,38 @@ void PrefixHotness::Rescale(sim::Time now) {
 }
 
 PrefixHotness::Key PrefixHotness::Observe(std::span<const uint64_t> chain, sim::Time now) {
+  return ObserveChain(WholeChain{chain}, now);
+}
+
+PrefixHotness::Key PrefixHotness::Observe(const models::RequestHashes& hashes, sim::Time now) {
+  if (hashes.segments().empty()) return Observe(hashes.prompt(), now);
+  return ObserveChain(PromptChain{hashes}, now);
+}
+
+PrefixHotness::Key PrefixHotness::Peek(std::span<const uint64_t> chain) const {
+  return PeekChain(WholeChain{chain});
+}
+
+namespace {
+
+// A request's prompt read through RequestHashes::PeekPrefix.
+struct PeekedChain {
+  const models::RequestHashes& hashes;
+  std::vector<uint64_t>* scratch;
+  uint32_t size() const { return hashes.prompt_blocks(); }
+  std::span<const uint64_t> Prefix(uint32_t blocks) const {
+    return hashes.PeekPrefix(blocks, scratch);
+  }
+};
+
+}  // namespace
+
+PrefixHotness::Key PrefixHotness::Peek(const models::RequestHashes& hashes) const {
+  return PeekChain(PeekedChain{hashes, &scratch_});
+}
+
+template <typename Chain>
+PrefixHotness::Key PrefixHotness::ObserveChain(const Chain& chain, sim::Time now) {
   if (now - reference_ > config_.window) Rescale(now);
   const double weight = std::exp(sim::ToSeconds(std::max<sim::Time>(0, now - reference_)) /
                                  sim::ToSeconds(config_.window));
@@ -65,7 +100,8 @@ PrefixHotness::Key PrefixHotness::Observe(std::span<const uint64_t> chain, sim::
   return Key{};
 }
 
-PrefixHotness::Key PrefixHotness::Peek(std::span<const uint64_t> chain) const {
+template <typename Chain>
+PrefixHotness::Key PrefixHotness::PeekChain(const Chain& chain) const {
   const uint32_t levels = Levels(chain.size());
   for (uint32_t level = 1; level <= levels; ++level) {
     const uint64_t hash = PrefixHash(chain, level);

@@ -18,7 +18,9 @@
 #include <cstdint>
 #include <span>
 #include <unordered_map>
+#include <vector>
 
+#include "models/request_hashes.h"
 #include "sim/core/time.h"
 
 namespace kvroute::policies {
@@ -45,9 +47,15 @@ class PrefixHotness {
   // Counts a request with chained KV-block hashes `chain` arriving at `now`
   // under every prefix on its key path, and returns its key.
   Key Observe(std::span<const uint64_t> chain, sim::Time now);
+  // The same for a request's prompt, hashed only as far as its key reads.
+  Key Observe(const models::RequestHashes& hashes, sim::Time now);
 
   // The key a request would get now, without counting it.
   Key Peek(std::span<const uint64_t> chain) const;
+  // The same for a request's prompt, whose hashes are read, or hashed as far
+  // as its key reads, without the request keeping any (a queued request's
+  // are often forgotten: RequestHashes::Forget).
+  Key Peek(const models::RequestHashes& hashes) const;
 
   // The decayed share of traffic under prefix `hash` as last counted (0 if
   // unknown), and whether it is currently split.
@@ -61,13 +69,19 @@ class PrefixHotness {
     bool extended = false;
   };
   uint32_t Levels(size_t chain_blocks) const;
-  uint64_t PrefixHash(std::span<const uint64_t> chain, uint32_t level) const;
+  template <typename Chain>
+  uint64_t PrefixHash(const Chain& chain, uint32_t level) const;
+  template <typename Chain>
+  Key ObserveChain(const Chain& chain, sim::Time now);
+  template <typename Chain>
+  Key PeekChain(const Chain& chain) const;
   void Rescale(sim::Time now);
 
   Config config_;
   std::unordered_map<uint64_t, Entry> entries_;
   double total_ = 0;  // scaled decayed count of all requests
   sim::Time reference_ = 0;
+  mutable std::vector<uint64_t> scratch_;  // a peeked prompt's first hashes
 };
 
 }  // namespace kvroute::policies

@@ -56,7 +56,7 @@ TEST(PrefixHotnessTest, KeyIsTheShortestPrefixNotSplit) {
   EXPECT_EQ(key.hash, a[4]);
   EXPECT_TRUE(hot.Extended(a[1]));
   EXPECT_TRUE(hot.Extended(a[3]));
-  EXPECT_EQ(hot.Observe({}, 0).levels, 0u);  // no full block, no key
+  EXPECT_EQ(hot.Observe(std::span<const uint64_t>{}, 0).levels, 0u);  // no full block, no key
 }
 
 TEST(PrefixHotnessTest, HotPrefixExtendsAndShrinksWithHysteresis) {
