@@ -7,9 +7,9 @@
 // read"). A request whose policy routes it without reading its blocks
 // (flat_lb, sticky, chwbl, cacheroute) is hashed when its engine first looks
 // it up, or never; one whose policy reads only as far as its prompt matches
-// what the policy has seen (preble: PromptPrefix) is hashed that far, the
-// rest when its engine looks it up (docs/PERFORMANCE.md, "Preble reads a
-// prompt only as far as it matches").
+// what the policy has seen (preble, dualmap: PromptPrefix) is hashed that
+// far, the rest when its engine looks it up (docs/PERFORMANCE.md, "Routers
+// read a prompt only as far as it matches").
 //
 // The hashes are those the source's SequenceHasher would have given on
 // arrival: the segments are kept, and the hasher's memory is exact.
