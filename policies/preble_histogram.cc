@@ -35,15 +35,7 @@ void PrebleHistogram::CoverTree() {
 
 void PrebleHistogram::LinkBranch(uint32_t parent, uint32_t child) {
   uint32_t& list = nodes_[parent].branch_list;
-  if (list == kNone) {
-    if (free_branch_lists_.empty()) {
-      list = static_cast<uint32_t>(branch_lists_.size());
-      branch_lists_.emplace_back();
-    } else {
-      list = free_branch_lists_.back();
-      free_branch_lists_.pop_back();
-    }
-  }
+  if (list == kNone) list = sim::TakeSlot(branch_lists_, free_branch_lists_);
   std::vector<uint32_t>& branches = branch_lists_[list];
   nodes_[child].branch_index = static_cast<uint32_t>(branches.size());
   branches.push_back(child);

@@ -4,6 +4,7 @@
 #include <cassert>
 
 #include "policies/prompt_chain.h"
+#include "sim/core/slot_pool.h"
 
 // Invariants: an entry is on exactly one node's list and one replica's list,
 // and in index_ under (node, replica), at most one per pair; 0 <= lo < hi <=
@@ -67,14 +68,7 @@ uint32_t ReplicaRunIndex::AddUnhashedLeaf(uint32_t parent, const models::Request
     unhashed_.resize(tree_.node_slots(), 0);
     recipe_of_.resize(tree_.node_slots(), kNone);
   }
-  uint32_t r;
-  if (!free_recipes_.empty()) {
-    r = free_recipes_.back();
-    free_recipes_.pop_back();
-  } else {
-    r = static_cast<uint32_t>(recipes_.size());
-    recipes_.emplace_back();
-  }
+  const uint32_t r = sim::TakeSlot(recipes_, free_recipes_);
   const std::span<const models::PromptSegment> segments = hashes.segments();
   recipes_[r].segments.assign(segments.begin(), segments.end());
   recipes_[r].block_size = hashes.block_size();

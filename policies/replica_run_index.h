@@ -18,8 +18,8 @@
 // (PromptChain::DeferLeafAt), holds only its first block and the prompt's
 // segments: the prompt's own new tokens are hashed when a later prompt
 // reaches the leaf (sharing its prefix up to there), as in Preble's tree
-// (preble_tree.h). Such a leaf's lengths are known
-// throughout; read them, and match runs, through length() and MatchRun().
+// (preble_tree.h). Such a leaf's lengths are known throughout; read them, and
+// match runs, through length() and MatchRun().
 #ifndef KVROUTE_POLICIES_REPLICA_RUN_INDEX_H_
 #define KVROUTE_POLICIES_REPLICA_RUN_INDEX_H_
 

@@ -172,34 +172,35 @@ TEST(RequestHashesTest, ForgottenHashesAreComputedAgainWhenRead) {
   EXPECT_EQ(output.size(), 2u);    // 1,677 tokens: blocks 103 and 104
 }
 
+std::vector<uint64_t> Vec(std::span<const uint64_t> s) { return {s.begin(), s.end()}; }
+std::vector<uint64_t> First(const std::vector<uint64_t>& v, size_t n) {
+  return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(n)};
+}
+
 TEST(RequestHashesTest, APrefixIsTheWholesFirstHashesTheRestComesWhenRead) {
   auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
   const std::vector<PromptSegment> segments{{1, 1600}, {5, 37}};
   std::vector<uint64_t> want_prompt, want_output;
   HashSequenceBlocks(segments, {2, 40}, kHashedBlockTokens, &want_prompt, &want_output);
-  auto first = [&](size_t n) {
-    return std::vector<uint64_t>(want_prompt.begin(),
-                                 want_prompt.begin() + static_cast<std::ptrdiff_t>(n));
-  };
-  auto vec = [](std::span<const uint64_t> s) { return std::vector<uint64_t>(s.begin(), s.end()); };
+  auto first = [&](size_t n) { return First(want_prompt, n); };
   Request r;
   r.hashes.HashLater(hasher, segments, {2, 40});
   EXPECT_EQ(r.hashes.prompt_blocks(), 102u);  // counted, not hashed
   EXPECT_EQ(r.hashes.segments().size(), 2u);
   EXPECT_EQ(r.hashes.block_size(), kHashedBlockTokens);
-  EXPECT_EQ(vec(r.hashes.PromptPrefix(10)), first(10));
-  EXPECT_EQ(vec(r.hashes.PromptPrefix(50)), first(50));
+  EXPECT_EQ(Vec(r.hashes.PromptPrefix(10)), first(10));
+  EXPECT_EQ(Vec(r.hashes.PromptPrefix(50)), first(50));
   EXPECT_TRUE(r.hashes.pending());
   const Request copy = r;          // copied with its prefix
   EXPECT_TRUE(r.hashes.Forget());  // the prefix's storage goes back
   EXPECT_TRUE(r.hashes.pending());
-  EXPECT_EQ(vec(r.hashes.PromptPrefix(30)), first(30));
+  EXPECT_EQ(Vec(r.hashes.PromptPrefix(30)), first(30));
   EXPECT_EQ(r.hashes.prompt(), want_prompt);
   EXPECT_EQ(r.hashes.output(), want_output);
   EXPECT_EQ(copy.hashes.prompt(), want_prompt);
   EXPECT_EQ(copy.hashes.output(), want_output);
-  EXPECT_EQ(vec(r.hashes.PromptPrefix(7)), first(7));  // read from the whole
-  EXPECT_EQ(vec(r.hashes.PromptPrefix(1000)), want_prompt);
+  EXPECT_EQ(Vec(r.hashes.PromptPrefix(7)), first(7));  // read from the whole
+  EXPECT_EQ(Vec(r.hashes.PromptPrefix(1000)), want_prompt);
   r.hashes.mutable_prompt();  // written: nothing to hash again from
   EXPECT_TRUE(r.hashes.segments().empty());
   EXPECT_EQ(r.hashes.block_size(), 0u);
@@ -211,21 +212,17 @@ TEST(RequestHashesTest, APeekedPrefixIsTheWholesFirstHashesAndNothingIsKept) {
   const std::vector<PromptSegment> segments{{1, 1600}, {5, 5000}};
   std::vector<uint64_t> want_prompt, want_output, scratch;
   HashSequenceBlocks(segments, {2, 40}, kHashedBlockTokens, &want_prompt, &want_output);
-  auto first = [&](size_t n) {
-    return std::vector<uint64_t>(want_prompt.begin(),
-                                 want_prompt.begin() + static_cast<std::ptrdiff_t>(n));
-  };
-  auto vec = [](std::span<const uint64_t> s) { return std::vector<uint64_t>(s.begin(), s.end()); };
+  auto first = [&](size_t n) { return First(want_prompt, n); };
   Request r;
   r.hashes.HashLater(hasher, segments, {2, 40});
-  EXPECT_EQ(vec(r.hashes.PeekPrefix(40, &scratch)), first(40));
+  EXPECT_EQ(Vec(r.hashes.PeekPrefix(40, &scratch)), first(40));
   EXPECT_FALSE(r.hashes.Forget());  // nothing kept: still only segments
-  EXPECT_EQ(vec(r.hashes.PromptPrefix(105)), first(105));
-  EXPECT_EQ(vec(r.hashes.PeekPrefix(3, &scratch)), first(3));      // from the prefix
-  EXPECT_EQ(vec(r.hashes.PeekPrefix(300, &scratch)), first(300));  // past it
-  EXPECT_EQ(vec(r.hashes.PeekPrefix(1000, &scratch)), want_prompt);
+  EXPECT_EQ(Vec(r.hashes.PromptPrefix(105)), first(105));
+  EXPECT_EQ(Vec(r.hashes.PeekPrefix(3, &scratch)), first(3));      // from the prefix
+  EXPECT_EQ(Vec(r.hashes.PeekPrefix(300, &scratch)), first(300));  // past it
+  EXPECT_EQ(Vec(r.hashes.PeekPrefix(1000, &scratch)), want_prompt);
   EXPECT_EQ(r.hashes.prompt(), want_prompt);
-  EXPECT_EQ(vec(r.hashes.PeekPrefix(9, &scratch)), first(9));  // from the whole
+  EXPECT_EQ(Vec(r.hashes.PeekPrefix(9, &scratch)), first(9));  // from the whole
 }
 
 TEST(RequestHashesTest, WrittenOrClearedHashesAreNotForgotten) {
