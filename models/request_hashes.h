@@ -48,8 +48,8 @@ class RequestHashes {
   // The prompt's first `blocks` hashes, or all of them when it has fewer.
   // While the hashing is deferred only these are hashed, and a later call
   // goes on from where the last stopped: for a router that reads a prompt
-  // only as far as it matches what it has seen (preble), so that a prompt's
-  // own new tokens are not hashed unless its engine reads them.
+  // only as far as it matches what it has seen (preble, dualmap), so that a
+  // prompt's own new tokens are not hashed unless its engine reads them.
   std::span<const uint64_t> PromptPrefix(uint32_t blocks) const {
     if (pending_) {
       if (!prefix_) {
