@@ -107,12 +107,9 @@ uint32_t PrebleTree::Insert(const models::RequestHashes& hashes, std::vector<Spl
 
 void PrebleTree::HashLeaf(uint32_t node) {
   const Recipe& recipe = recipes_[recipe_of_[node]];
-  models::HashPromptBlocks({recipe_segments_.data() + recipe.begin, recipe.count},
-                           recipe.block_size, &scratch_);
-  const uint32_t from = runs_.end_depth(node);
-  const uint32_t to = from + nodes_[node].unhashed;
-  assert(scratch_.size() == to && scratch_[from - 1] == runs_.last(node));
-  runs_.Append(node, models::BlockChain(scratch_), from, to);
+  HashUnhashedLeaf(runs_, node, nodes_[node].unhashed,
+                   {recipe_segments_.data() + recipe.begin, recipe.count}, recipe.block_size,
+                   &scratch_);
   nodes_[node].unhashed = 0;
 }
 

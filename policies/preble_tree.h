@@ -120,7 +120,9 @@ class PrebleTree {
     uint32_t unhashed = 0;
   };
   // How to hash a leaf's blocks: its prompt's segments (in
-  // recipe_segments_) and block size.
+  // recipe_segments_) and block size. One arena holds every recipe's
+  // segments, as no node is ever removed (the router index, whose leaves
+  // are, reuses its recipes instead: replica_run_index.h).
   struct Recipe {
     uint32_t begin, count;
     uint32_t block_size;

@@ -9,7 +9,10 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
+#include "models/block_run_tree.h"
+#include "models/prompt_blocks.h"
 #include "models/request_hashes.h"
 
 namespace kvroute::policies {
@@ -34,6 +37,13 @@ struct PromptChain {
     return size() - pos > models::SequenceHasher::kMinCutBlocks;
   }
 };
+
+// Hashes a leaf's `unhashed` blocks after those `tree` holds, from its
+// prompt's segments and block size, and appends them (a later prompt has
+// reached the leaf). `scratch` holds the prompt's hashes after.
+void HashUnhashedLeaf(models::BlockRunTree& tree, uint32_t leaf, uint32_t unhashed,
+                      std::span<const models::PromptSegment> segments, uint32_t block_size,
+                      std::vector<uint64_t>* scratch);
 
 }  // namespace kvroute::policies
 

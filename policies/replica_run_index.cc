@@ -79,11 +79,7 @@ uint32_t ReplicaRunIndex::AddUnhashedLeaf(uint32_t parent, const models::Request
 
 void ReplicaRunIndex::HashLeaf(uint32_t node) const {
   const Recipe& recipe = recipes_[recipe_of_[node]];
-  models::HashPromptBlocks(recipe.segments, recipe.block_size, &scratch_);
-  const uint32_t from = tree_.end_depth(node);
-  const uint32_t to = from + unhashed_[node];
-  assert(scratch_.size() >= to && scratch_[from - 1] == tree_.last(node));
-  tree_.Append(node, models::BlockChain(scratch_), from, to);
+  HashUnhashedLeaf(tree_, node, unhashed_[node], recipe.segments, recipe.block_size, &scratch_);
   DropRecipe(node);
 }
 
