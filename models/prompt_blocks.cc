@@ -94,11 +94,8 @@ void HashSequenceBlocks(std::span<const PromptSegment> segments, const PromptSeg
 void SequenceHasher::Hash(std::span<const PromptSegment> segments, const PromptSegment& output,
                           std::vector<uint64_t>* prompt_out, std::vector<uint64_t>* output_out) {
   prompt_out->clear();
-  output_out->clear();
-  ReserveBlocks(segments, output, block_size_, prompt_out, output_out);
-  BlockHasher hasher(block_size_);
-  for (const PromptSegment& segment : segments) Append(&hasher, segment, prompt_out);
-  Append(&hasher, output, output_out);
+  PrefixCursor start;
+  HashRest(segments, output, &start, prompt_out, output_out);
 }
 
 void SequenceHasher::HashRest(std::span<const PromptSegment> segments, const PromptSegment& output,
@@ -218,7 +215,10 @@ void SequenceHasher::SpareVectors::Take(std::vector<uint64_t>* v, uint64_t need)
   // two holds it. A larger class's vector is not lent: each class keeps as
   // many vectors as its own chains need at once.
   const size_t c = std::bit_width(need - 1);
-  if (c >= classes_.size() || classes_[c].empty()) return;
+  if (c >= classes_.size() || classes_[c].empty()) {
+    Reserve(v, need);
+    return;
+  }
   v->swap(classes_[c].back());
   classes_[c].pop_back();
 }

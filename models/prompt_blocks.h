@@ -128,9 +128,9 @@ class SequenceHasher {
   // output vectors are kept apart, and each is lent to a chain it holds
   // already (SpareVectors), so a steady state stops allocating.
   void GiveBack(std::vector<uint64_t>* prompt, std::vector<uint64_t>* output);
-  // Swaps a kept vector into each of the two that has no storage of its own
-  // and will hold hashes, one large enough for what Hash(segments, output)
-  // puts there if one is kept.
+  // Gives each of the two that has no storage of its own and will hold
+  // hashes room for what Hash(segments, output) puts there: a kept vector
+  // large enough if there is one, else new storage.
   void Lend(std::span<const PromptSegment> segments, const PromptSegment& output,
             std::vector<uint64_t>* prompt, std::vector<uint64_t>* output_out);
 
@@ -167,13 +167,13 @@ class SequenceHasher {
   // Vectors given back, cleared, with storage, by the power of two their
   // capacity reaches (Reserve allocates powers of two). One is lent from the
   // class of the next power of two of what it is lent for, the last given
-  // back first (its memory the warmest), or none is if that class keeps
-  // none. Lent in turn instead, every vector grew to the longest chain of
+  // back first (its memory the warmest), or new storage is reserved if that
+  // class keeps none. Lent in turn instead, every vector grew to the longest chain of
   // the run (docs/PERFORMANCE.md, "Hash vectors lent by size").
   class SpareVectors {
    public:
     void Keep(std::vector<uint64_t>* v);
-    // If v has no storage and `need` > 0.
+    // If v has no storage and `need` > 0: a kept vector, else new storage.
     void Take(std::vector<uint64_t>* v, uint64_t need);
 
    private:

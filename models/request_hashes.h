@@ -17,7 +17,6 @@
 #define KVROUTE_MODELS_REQUEST_HASHES_H_
 
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -53,11 +52,7 @@ class RequestHashes {
   std::span<const uint64_t> PromptPrefix(uint32_t blocks) const {
     if (pending_) {
       if (!prefix_) {
-        hasher_->Lend(segments_, output_segment_, &prompt_, &output_);
-        prompt_.clear();
-        // Room for the whole prompt, which prompt() hashes here.
-        const uint32_t all = prompt_blocks();
-        if (prompt_.capacity() < all) prompt_.reserve(std::bit_ceil(all));
+        hasher_->Lend(segments_, output_segment_, &prompt_, &output_);  // room for the whole
         cursor_ = {};
         prefix_ = true;
       }
