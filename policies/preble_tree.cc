@@ -15,12 +15,17 @@
 
 namespace kvroute::policies {
 
-PrebleTree::PrebleTree() { nodes_.emplace_back(); }
+PrebleTree::PrebleTree() {
+  nodes_.emplace_back();
+  large_.push_back(0);  // the root: no blocks
+}
 
 uint32_t PrebleTree::NewNode(uint32_t parent, models::BlockChain chain, uint32_t from) {
   const uint32_t id = runs_.AddChild(parent, chain, from, chain.size());
   nodes_.emplace_back();
   nodes_[id].written = ++clock_;  // empty, and unaffected by earlier moves above it
+  large_.emplace_back();
+  SetLarge(id);
   return id;
 }
 
@@ -51,6 +56,9 @@ uint32_t PrebleTree::SplitNode(uint32_t child, uint32_t keep) {
   const uint32_t id = runs_.Split(child, keep);
   nodes_.emplace_back();
   CopyState(child, id);  // with its time, so it resolves as the child does
+  large_.emplace_back();
+  SetLarge(id);
+  SetLarge(child);
   return id;
 }
 
@@ -73,6 +81,7 @@ uint32_t PrebleTree::InsertChain(const Chain& chain, std::vector<Split>* splits)
         const uint32_t leaf = NewNode(node, models::BlockChain(known.first(pos + 1)), pos);
         const std::span<const models::PromptSegment> segments = chain.hashes.segments();
         nodes_[leaf].unhashed = size - pos - 1;
+        SetLarge(leaf);
         recipe_of_.resize(nodes_.size());
         recipe_of_[leaf] = static_cast<uint32_t>(recipes_.size());
         recipes_.push_back({static_cast<uint32_t>(recipe_segments_.size()),

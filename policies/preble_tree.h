@@ -75,7 +75,10 @@ class PrebleTree {
   }
   uint32_t context_so_far(uint32_t node) const { return runs_.start_depth(node); }
   // is_large_node: the node holds more tokens than all its ancestors together.
-  bool large(uint32_t node) const { return blocks(node) > context_so_far(node); }
+  // Kept per node (rebalancing asks it of every busy node on every replica
+  // after each request): set when a node is made or split, the only times
+  // its blocks or its depth change.
+  bool large(uint32_t node) const { return large_[node] != 0; }
   uint32_t size() const { return static_cast<uint32_t>(nodes_.size()); }
 
   // The GPUs allocated to a node, ascending; valid until the tree changes.
@@ -141,9 +144,11 @@ class PrebleTree {
   uint32_t InsertChain(const Chain& chain, std::vector<Split>* splits);
   // Hashes the node's unhashed blocks into runs_.
   void HashLeaf(uint32_t node);
+  void SetLarge(uint32_t node) { large_[node] = blocks(node) > context_so_far(node); }
 
   models::BlockRunTree runs_;  // the tree's shape and runs; ids index nodes_
   std::vector<Node> nodes_;
+  std::vector<uint8_t> large_;  // per node, large() (one byte: the busy nodes' share lines)
   std::vector<std::vector<uint32_t>> allocations_;  // spilled allocations, ascending
   std::vector<Refs> refs_;                          // spilled reference counts
   uint64_t clock_ = 0;                              // orders allocation writes and moves

@@ -2,9 +2,9 @@
 // a later prompt reaches into them (PrebleTree::Insert of RequestHashes),
 // against the tree fed whole chains: after every prompt of random traffic
 // the same node, the same splits, and every node with the same parent and
-// lengths; finds of earlier prompts agree. Prompts repeat, extend and stop
-// short inside earlier ones' own new tokens, so leaves are hashed late and
-// then split.
+// lengths (and, in both, largeness as its lengths say); finds of earlier
+// prompts agree. Prompts repeat, extend and stop short inside earlier ones'
+// own new tokens, so leaves are hashed late and then split.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -83,6 +83,11 @@ TEST(PrebleLazyTreeTest, EveryStepAsTheTreeOfWholeChains) {
       ASSERT_EQ(lazy.parent(n), whole.parent(n)) << "prompt " << i << " node " << n;
       ASSERT_EQ(lazy.blocks(n), whole.blocks(n)) << "prompt " << i << " node " << n;
       ASSERT_EQ(lazy.context_blocks(n), whole.context_blocks(n)) << "prompt " << i;
+      // is_large_node, kept per node, as it reads from the node's lengths.
+      for (const PrebleTree* tree : {&lazy, &whole}) {
+        ASSERT_EQ(tree->large(n), tree->blocks(n) > tree->context_so_far(n))
+            << "prompt " << i << " node " << n;
+      }
     }
     if (i % 50 == 0 && !chains.empty()) {
       const std::vector<uint64_t>& earlier = chains[rng.UniformInt(chains.size())];
