@@ -88,6 +88,7 @@ uint32_t BlockRunTree::AddChild(uint32_t parent, BlockChain chain, uint32_t from
   chain.CopyTo(from, to, runs_.data() + begin);
   ++nodes_[parent].children;
   index_.Insert(chain[from], id);
+  if (filter_ != nullptr) filter_->Add(chain[from]);
   return id;
 }
 
@@ -135,6 +136,7 @@ uint32_t BlockRunTree::Split(uint32_t node, uint32_t keep) {
   // The upper node starts where `node` did, so it takes over its index entry.
   index_.Set(upper.first, id);
   index_.Insert(lower.first, node);
+  if (filter_ != nullptr) filter_->Add(nodes_[node].first);
   return id;
 }
 
@@ -149,6 +151,7 @@ void BlockRunTree::Remove(uint32_t leaf) {
   Node& n = nodes_[leaf];
   assert(leaf != kRoot && n.parent != kNone && n.children == 0);
   index_.Erase(n.first);
+  if (filter_ != nullptr) filter_->Remove(n.first);
   --nodes_[n.parent].children;
   n = Node{};
   free_nodes_.push_back(leaf);
@@ -156,6 +159,11 @@ void BlockRunTree::Remove(uint32_t leaf) {
 }
 
 void BlockRunTree::Clear() {
+  if (filter_ != nullptr) {
+    for (uint32_t node = 1; node < node_slots(); ++node) {
+      if (live(node)) filter_->Remove(nodes_[node].first);
+    }
+  }
   nodes_.resize(1);
   nodes_[kRoot] = Node{};
   free_nodes_.clear();

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "models/first_block_filter.h"
 #include "models/hash_index.h"
 #include "sim/core/growable_words.h"
 
@@ -77,6 +78,15 @@ class BlockRunTree {
   }
   uint32_t node_slots() const { return static_cast<uint32_t>(nodes_.size()); }
   uint32_t size() const { return live_; }  // nodes other than the root
+  // Whether a node id below node_slots() is a node other than the root, and
+  // the first block of such a node's run.
+  bool live(uint32_t node) const { return node != kRoot && nodes_[node].parent != kNone; }
+  uint64_t first(uint32_t node) const { return nodes_[node].first; }
+
+  // The filter told of every node added or removed from now on (nullptr:
+  // none); FirstBlockFilter::Attach sets it.
+  void set_first_block_filter(FirstBlockFilter* filter) { filter_ = filter; }
+  const FirstBlockFilter* first_block_filter() const { return filter_; }
 
   // The node whose run starts with block `first` (its parent is the node
   // ending with the block before it), or kNone.
@@ -145,10 +155,11 @@ class BlockRunTree {
   std::vector<Node> nodes_;
   std::vector<uint32_t> free_nodes_;
   uint32_t live_ = 0;
-  sim::GrowableWords runs_;        // the arena
-  uint32_t top_ = 0;               // runs_[top_, size) is free
-  BlockHashIndex index_;           // a node's first block -> the node
-  std::vector<uint32_t> scratch_;  // compaction order
+  sim::GrowableWords runs_;             // the arena
+  uint32_t top_ = 0;                    // runs_[top_, size) is free
+  BlockHashIndex index_;                // a node's first block -> the node
+  FirstBlockFilter* filter_ = nullptr;  // told of nodes added and removed, if any
+  std::vector<uint32_t> scratch_;       // compaction order
 };
 
 }  // namespace kvroute::models

@@ -47,7 +47,8 @@ uint32_t KvCache::MatchPrefix(BlockChain chain) const {
 }
 
 void KvCache::MatchPrefixMany(std::span<const KvCache* const> caches, BlockChain chain,
-                              std::span<uint32_t> out, std::vector<uint32_t>* scratch) {
+                              std::span<uint32_t> out, std::vector<uint32_t>* scratch,
+                              const FirstBlockFilter* filter) {
   assert(out.size() == caches.size());
   std::fill(out.begin(), out.end(), 0);
   const uint32_t end = chain.size();
@@ -60,6 +61,18 @@ void KvCache::MatchPrefixMany(std::span<const KvCache* const> caches, BlockChain
     walking.push_back(BlockRunTree::kNone);
   }
   while (!walking.empty()) {
+    if (filter != nullptr) {
+      // Where no cache has a node starting with the next block, a walk ends
+      // without asking its cache's index (typically where a prompt's own
+      // tokens start, the same block for every cache).
+      size_t kept = 0;
+      for (size_t k = 0; k < walking.size(); k += 2) {
+        if (!filter->MayStart(chain[out[walking[k]]])) continue;
+        walking[kept] = walking[k];
+        kept += 2;
+      }
+      walking.resize(kept);
+    }
     for (size_t k = 0; k < walking.size(); k += 2) {
       caches[walking[k]]->tree_.PrefetchChild(chain[out[walking[k]]]);
     }

@@ -73,10 +73,15 @@ class KvCache {
 
   // MatchPrefix of every cache at once, out[i] for caches[i]: the caches are
   // walked in lockstep, a node at a time, so that their memory reads overlap
-  // instead of following one another. `scratch` is working space.
-  // REQUIRES: out.size() == caches.size().
+  // instead of following one another. A cache is asked about a block only if
+  // `filter` (when given) says some cache may have a node starting with it.
+  // `scratch` is working space. REQUIRES: out.size() == caches.size(); a
+  // filter counts every cache's nodes (AttachFirstBlockFilter).
   static void MatchPrefixMany(std::span<const KvCache* const> caches, BlockChain chain,
-                              std::span<uint32_t> out, std::vector<uint32_t>* scratch);
+                              std::span<uint32_t> out, std::vector<uint32_t>* scratch,
+                              const FirstBlockFilter* filter = nullptr);
+  // The filter counts this cache's nodes from now on.
+  void AttachFirstBlockFilter(FirstBlockFilter* filter) { filter->Attach(&tree_); }
 
   // Admits a request whose tokens have the full-block chain `chain` and which
   // needs `total_blocks` blocks for what it computes first (its cached prefix

@@ -156,6 +156,8 @@ class Replica {
 
   bool in_iteration() const { return in_iteration_; }
   const KvCache& kv_cache() const { return kv_; }
+  // The filter counts the KV cache's nodes from now on (first_block_filter.h).
+  void AttachFirstBlockFilter(FirstBlockFilter* filter) { kv_.AttachFirstBlockFilter(filter); }
   // Publishes the KV cache's stored/removed/cleared events (kv_events.h).
   void set_kv_event_listener(KvEventListener* listener) { kv_.set_event_listener(listener); }
   const HostKvTier* host_tier() const { return tier_.get(); }     // null: HBM only

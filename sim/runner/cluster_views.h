@@ -44,14 +44,20 @@ class ReplicaCacheOracle : public RangedCacheOracle {
                              uint32_t from) const override {
     return TierBlocks(replicas_[replica]->ssd_tier(), chain, from);
   }
-  // In lockstep (KvCache::MatchPrefixMany).
+  // In lockstep (KvCache::MatchPrefixMany), with a filter of the blocks that
+  // start a node in any replica's cache, kept from the first call on (only
+  // simulations whose policies ask pay for keeping it).
   void CachedPrefixBlocksOf(uint32_t offset, std::span<const uint64_t> chain,
                             std::span<uint32_t> out) const override {
     if (caches_.empty()) {
-      for (const auto& replica : replicas_) caches_.push_back(&replica->kv_cache());
+      filter_ = std::make_unique<models::FirstBlockFilter>();
+      for (const auto& replica : replicas_) {
+        caches_.push_back(&replica->kv_cache());
+        replica->AttachFirstBlockFilter(filter_.get());
+      }
     }
     models::KvCache::MatchPrefixMany(std::span(caches_).subspan(offset, out.size()), chain, out,
-                                     &scratch_);
+                                     &scratch_, filter_.get());
   }
 
  private:
@@ -64,6 +70,9 @@ class ReplicaCacheOracle : public RangedCacheOracle {
 
   const std::vector<std::unique_ptr<models::Replica>>& replicas_;
   mutable std::vector<const models::KvCache*> caches_;  // filled at the first use
+  // Declared after nothing it outlives: the replicas (and their caches) are
+  // the simulation's, destroyed after this view, whose filter detaches first.
+  mutable std::unique_ptr<models::FirstBlockFilter> filter_;
   mutable std::vector<uint32_t> scratch_;
 };
 

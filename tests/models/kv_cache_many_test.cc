@@ -1,7 +1,8 @@
 // KvCache::MatchPrefixMany against MatchPrefix of each cache: several small
 // caches under random traffic (shared system prompts, documents, unique tails,
 // registered in pieces, released, evicted, one cache cleared now and then),
-// asked together about chains seen before and new ones after every step.
+// asked together about chains seen before and new ones after every step,
+// without and with a filter of the blocks that start a node in any of them.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -57,7 +58,11 @@ TEST(KvCacheManyTest, LockstepWalksMatchEachCacheAlone) {
     std::vector<LockstepRunning> running;
     std::vector<LockstepSequence> seen;
     uint64_t salt = 0;
-    std::vector<uint32_t> together(kCaches), scratch;
+    std::vector<uint32_t> together(kCaches), filtered(kCaches), scratch;
+    // Counts every cache's nodes from the start; with it, the walks skip
+    // blocks no cache has a node starting with.
+    auto filter = std::make_unique<FirstBlockFilter>();
+    for (auto& cache : owned) cache->AttachFirstBlockFilter(filter.get());
     uint64_t hits = 0, misses = 0;
     for (int step = 0; step < 6000; ++step) {
       const double u = rng.Uniform();
@@ -96,9 +101,11 @@ TEST(KvCacheManyTest, LockstepWalksMatchEachCacheAlone) {
                                          : NextSequence(rng, &salt);
       const BlockChain chain(probe.prompt, probe.output);
       KvCache::MatchPrefixMany(caches, chain, together, &scratch);
+      KvCache::MatchPrefixMany(caches, chain, filtered, &scratch, filter.get());
       for (uint32_t c = 0; c < kCaches; ++c) {
         const uint32_t alone = owned[c]->MatchPrefix(chain);
         ASSERT_EQ(together[c], alone) << "seed " << seed << " step " << step << " cache " << c;
+        ASSERT_EQ(filtered[c], alone) << "seed " << seed << " step " << step << " cache " << c;
         (alone > 0 ? hits : misses) += 1;
       }
     }
