@@ -34,8 +34,8 @@ class FirstBlockFilter {
   FirstBlockFilter& operator=(const FirstBlockFilter&) = delete;
 
   // Counts the tree's nodes, now and as they change, until this filter is
-  // destroyed. REQUIRES: the tree outlives the filter or is never changed
-  // after it is destroyed, and counts into no other filter.
+  // destroyed. REQUIRES: the tree outlives the filter (whose destructor
+  // detaches it) and counts into no other filter.
   void Attach(BlockRunTree* tree);
 
   // False only if no attached tree has a node whose run starts with `first`.

@@ -148,7 +148,7 @@ class PrebleTree {
 
   models::BlockRunTree runs_;  // the tree's shape and runs; ids index nodes_
   std::vector<Node> nodes_;
-  std::vector<uint8_t> large_;  // per node, large() (one byte: the busy nodes' share lines)
+  std::vector<uint8_t> large_;  // per node, large(): a byte, so busy nodes' share cache lines
   std::vector<std::vector<uint32_t>> allocations_;  // spilled allocations, ascending
   std::vector<Refs> refs_;                          // spilled reference counts
   uint64_t clock_ = 0;                              // orders allocation writes and moves

@@ -70,8 +70,8 @@ class ReplicaCacheOracle : public RangedCacheOracle {
 
   const std::vector<std::unique_ptr<models::Replica>>& replicas_;
   mutable std::vector<const models::KvCache*> caches_;  // filled at the first use
-  // Declared after nothing it outlives: the replicas (and their caches) are
-  // the simulation's, destroyed after this view, whose filter detaches first.
+  // The replicas' caches count into it from the first call on; they are the
+  // simulation's, destroyed after this view, and its destructor detaches them.
   mutable std::unique_ptr<models::FirstBlockFilter> filter_;
   mutable std::vector<uint32_t> scratch_;
 };
