@@ -15,7 +15,7 @@
 namespace kvroute::models::trace_internal {
 namespace {
 
-enum Column { kTimestamp, kModel, kRequest, kResponse, kTotal, kLogType, kSession, kElapsed };
+enum Column { kTimestamp, kModel, kRequest, kResponse, kTotal, kLogType, kSessionId, kElapsed };
 const std::vector<std::string> kColumns = {"Timestamp",       "Model",        "Request tokens",
                                            "Response tokens", "Total tokens", "Log Type",
                                            "Session ID",      "Elapsed time"};
@@ -60,8 +60,8 @@ void ReadBurstGpt(std::istream& in, const TraceConfig& config, Trace* trace) {
     r.time_ns = std::llround((s - first_s) * 1e9);
     r.input_tokens = static_cast<uint32_t>(request);
     r.output_tokens = static_cast<uint32_t>(response);
-    if (at[kSession] != SIZE_MAX && !cells[at[kSession]].empty()) {
-      r.session = sessions.Id(cells[at[kSession]]);
+    if (at[kSessionId] != SIZE_MAX && !cells[at[kSessionId]].empty()) {
+      r.session = sessions.Id(cells[at[kSessionId]]);
       r.key = static_cast<uint32_t>(r.session);
     } else {
       r.key = UINT32_MAX;  // numbered below, after the sessions
