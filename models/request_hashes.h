@@ -62,14 +62,15 @@ class RequestHashes {
   }
   // The prompt's first `blocks` hashes (all when it has fewer) without the
   // request keeping any: read from what is hashed already, else hashed into
-  // `scratch`. For a look at a queued request whose hashes were forgotten,
-  // which is to hold none until admitted (Forget).
-  std::span<const uint64_t> PeekPrefix(uint32_t blocks, std::vector<uint64_t>* scratch) const {
+  // `scratch` from `at`. For a look at a queued request whose hashes were
+  // forgotten, which is to hold none until admitted (Forget). A look starts
+  // with `scratch` empty and `at` new; reading further with the same two, it
+  // goes on from where it stopped rather than hashing from the start again.
+  std::span<const uint64_t> PeekPrefix(uint32_t blocks, std::vector<uint64_t>* scratch,
+                                       SequenceHasher::PrefixCursor* at) const {
     const uint32_t want = std::min(blocks, prompt_blocks());
     if (!pending_ || (prefix_ && prompt_.size() >= want)) return {prompt_.data(), want};
-    scratch->clear();
-    SequenceHasher::PrefixCursor at;
-    hasher_->HashPrefix(segments_, want, &at, scratch);
+    hasher_->HashPrefix(segments_, want, at, scratch);
     return {scratch->data(), want};
   }
   // The number of prompt() hashes, without hashing.

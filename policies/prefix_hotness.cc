@@ -62,20 +62,24 @@ PrefixHotness::Key PrefixHotness::Peek(std::span<const uint64_t> chain) const {
 
 namespace {
 
-// A request's prompt read through RequestHashes::PeekPrefix.
+// A request's prompt read through RequestHashes::PeekPrefix, each level's
+// prefix going on from the last's.
 struct PeekedChain {
   const models::RequestHashes& hashes;
   std::vector<uint64_t>* scratch;
+  models::SequenceHasher::PrefixCursor* at;
   uint32_t size() const { return hashes.prompt_blocks(); }
   std::span<const uint64_t> Prefix(uint32_t blocks) const {
-    return hashes.PeekPrefix(blocks, scratch);
+    return hashes.PeekPrefix(blocks, scratch, at);
   }
 };
 
 }  // namespace
 
 PrefixHotness::Key PrefixHotness::Peek(const models::RequestHashes& hashes) const {
-  return PeekChain(PeekedChain{hashes, &scratch_});
+  scratch_.clear();
+  models::SequenceHasher::PrefixCursor at;
+  return PeekChain(PeekedChain{hashes, &scratch_, &at});
 }
 
 template <typename Chain>

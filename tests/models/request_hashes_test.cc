@@ -210,19 +210,29 @@ TEST(RequestHashesTest, APeekedPrefixIsTheWholesFirstHashesAndNothingIsKept) {
   auto hasher = std::make_shared<SequenceHasher>(kHashedBlockTokens);
   // New tokens too long for the hasher's memory: a prefix stops inside them.
   const std::vector<PromptSegment> segments{{1, 1600}, {5, 5000}};
-  std::vector<uint64_t> want_prompt, want_output, scratch;
+  std::vector<uint64_t> want_prompt, want_output;
   HashSequenceBlocks(segments, {2, 40}, kHashedBlockTokens, &want_prompt, &want_output);
   auto first = [&](size_t n) { return First(want_prompt, n); };
   Request r;
   r.hashes.HashLater(hasher, segments, {2, 40});
-  EXPECT_EQ(Vec(r.hashes.PeekPrefix(40, &scratch)), first(40));
-  EXPECT_FALSE(r.hashes.Forget());  // nothing kept: still only segments
+  // Each look afresh; one look reading further, going on where it stopped.
+  std::vector<uint64_t> scratch;
+  SequenceHasher::PrefixCursor at;
+  auto peek = [&](uint32_t blocks) {
+    scratch.clear();
+    at = {};
+    return Vec(r.hashes.PeekPrefix(blocks, &scratch, &at));
+  };
+  EXPECT_EQ(peek(40), first(40));
+  EXPECT_EQ(Vec(r.hashes.PeekPrefix(250, &scratch, &at)), first(250));  // on from block 40
+  EXPECT_EQ(scratch, first(scratch.size()));  // the prefix once: nothing hashed twice into it
+  EXPECT_FALSE(r.hashes.Forget());            // nothing kept: still only segments
   EXPECT_EQ(Vec(r.hashes.PromptPrefix(105)), first(105));
-  EXPECT_EQ(Vec(r.hashes.PeekPrefix(3, &scratch)), first(3));      // from the prefix
-  EXPECT_EQ(Vec(r.hashes.PeekPrefix(300, &scratch)), first(300));  // past it
-  EXPECT_EQ(Vec(r.hashes.PeekPrefix(1000, &scratch)), want_prompt);
+  EXPECT_EQ(peek(3), first(3));      // from the prefix
+  EXPECT_EQ(peek(300), first(300));  // past it
+  EXPECT_EQ(peek(1000), want_prompt);
   EXPECT_EQ(r.hashes.prompt(), want_prompt);
-  EXPECT_EQ(Vec(r.hashes.PeekPrefix(9, &scratch)), first(9));  // from the whole
+  EXPECT_EQ(peek(9), first(9));  // from the whole
 }
 
 TEST(RequestHashesTest, WrittenOrClearedHashesAreNotForgotten) {
