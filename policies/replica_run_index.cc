@@ -91,12 +91,12 @@ void ReplicaRunIndex::DropRecipe(uint32_t node) const {
 
 uint32_t ReplicaRunIndex::MatchRun(uint32_t node, models::BlockChain chain, uint32_t pos,
                                    uint32_t end) const {
-  if (node < unhashed_.size() && unhashed_[node] > 0) HashLeaf(node);
+  if (unhashed(node) > 0) HashLeaf(node);
   return tree_.MatchRun(node, chain, pos, end);
 }
 
 uint32_t ReplicaRunIndex::SplitNode(uint32_t node, uint32_t keep) {
-  if (node < unhashed_.size() && unhashed_[node] > 0) HashLeaf(node);
+  if (unhashed(node) > 0) HashLeaf(node);
   const uint32_t upper = tree_.Split(node, keep);
   if (first_on_.size() < tree_.node_slots()) first_on_.resize(tree_.node_slots(), kNone);
   first_on_[upper] = kNone;
@@ -178,7 +178,7 @@ void ReplicaRunIndex::Prune(uint32_t node) {
   while (node != models::BlockRunTree::kRoot && first_on_[node] == kNone &&
          tree_.children(node) == 0) {
     const uint32_t parent = tree_.parent(node);
-    if (node < unhashed_.size() && unhashed_[node] > 0) DropRecipe(node);
+    if (unhashed(node) > 0) DropRecipe(node);
     tree_.Remove(node);
     node = parent;
   }

@@ -56,9 +56,7 @@ class ReplicaRunIndex {
   uint32_t replicas() const { return static_cast<uint32_t>(lists_.size()); }
 
   // The node's blocks, hashed or not.
-  uint32_t length(uint32_t node) const {
-    return tree_.length(node) + (node < unhashed_.size() ? unhashed_[node] : 0);
-  }
+  uint32_t length(uint32_t node) const { return tree_.length(node) + unhashed(node); }
   // models::BlockRunTree::MatchRun, a leaf's blocks hashed first if need be
   // (logically const: they are a pure function of the segments it keeps).
   uint32_t MatchRun(uint32_t node, models::BlockChain chain, uint32_t pos, uint32_t end) const;
@@ -107,6 +105,8 @@ class ReplicaRunIndex {
     uint32_t block_size = 0;
   };
 
+  // The leaf's blocks not hashed yet (0 for every other node).
+  uint32_t unhashed(uint32_t node) const { return node < unhashed_.size() ? unhashed_[node] : 0; }
   void Unlink(uint32_t e);
   void LinkBefore(uint32_t e, uint32_t before);  // kNone: at the tail
   void Prune(uint32_t node);
