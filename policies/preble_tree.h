@@ -17,11 +17,11 @@
 //
 // A prompt inserted from its request's segments leaves a leaf of which, if
 // long (PromptChain::DeferLeafAt), only the first block is hashed: the tree
-// keeps every prompt ever routed, and a
-// prompt's own new tokens are rarely reached again. A later prompt that
-// reaches the leaf shares its prefix up to there, and the leaf's other
-// blocks are hashed then, from the segments it keeps. Its lengths are known
-// throughout, so the tree reads the same as one of whole chains.
+// keeps every prompt ever routed, and a prompt's own new tokens are rarely
+// reached again. A later prompt that reaches the leaf shares its prefix up
+// to there, and the leaf's other blocks are hashed then, from the segments
+// it keeps. Its lengths are known throughout, so the tree reads the same as
+// one of whole chains.
 #ifndef KVROUTE_POLICIES_PREBLE_TREE_H_
 #define KVROUTE_POLICIES_PREBLE_TREE_H_
 
