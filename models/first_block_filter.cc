@@ -25,10 +25,14 @@ void FirstBlockFilter::Attach(BlockRunTree* tree) {
   nodes_ += tree->size();
   if (nodes_ * kSlotsPerNode > counts_.size()) {
     Grow();
-    return;
+  } else {
+    CountNodes(*tree);
   }
-  for (uint32_t node = 1; node < tree->node_slots(); ++node) {
-    if (tree->live(node)) Count(tree->first(node));
+}
+
+void FirstBlockFilter::CountNodes(const BlockRunTree& tree) {
+  for (uint32_t node = 1; node < tree.node_slots(); ++node) {
+    if (tree.live(node)) Count(tree.first(node));
   }
 }
 
@@ -61,11 +65,7 @@ void FirstBlockFilter::Grow() {
     --shift_;
   }
   counts_.assign(slots, 0);
-  for (const BlockRunTree* tree : trees_) {
-    for (uint32_t node = 1; node < tree->node_slots(); ++node) {
-      if (tree->live(node)) Count(tree->first(node));
-    }
-  }
+  for (const BlockRunTree* tree : trees_) CountNodes(*tree);
 }
 
 }  // namespace kvroute::models

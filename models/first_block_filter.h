@@ -53,6 +53,8 @@ class FirstBlockFilter {
   static constexpr uint64_t kSlotsPerNode = 16;
 
   void Count(uint64_t first);
+  // Counts every node of the tree.
+  void CountNodes(const BlockRunTree& tree);
   // Doubles the slots until kSlotsPerNode per node, and counts again.
   void Grow();
 
